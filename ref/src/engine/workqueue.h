@@ -1,0 +1,46 @@
+/*
+ * Internal: the queue a worker pool takes its ops from.
+ *
+ * One mutex, one condition variable, one array: FIFO (a ring) or, for the
+ * priority pools, a binary heap ordered by (priority desc, push order asc).
+ * A worker that finds the queue empty spins for a short while before it
+ * sleeps.  A push wakes a sleeping worker only when the queue holds more ops
+ * than there are awake workers (running an op or spinning) to take them: an
+ * awake worker always comes back for the next op, so waking another would
+ * only cost a futex call and a context switch.  Only one worker per queue
+ * spins at a time, so idle pools do not eat the cores the pushing thread
+ * needs.
+ */
+#ifndef MXR_ENGINE_WORKQUEUE_H
+#define MXR_ENGINE_WORKQUEUE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct opr;
+
+struct workqueue {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  struct opr **items;
+  size_t cap, head, count; /* ring: items[(head + i) % cap]; heap: items[0..count) */
+  bool priority_order;
+  bool killed;
+  int sleepers;
+  int workers;                /* threads serving the queue */
+  atomic_size_t approx_count; /* count, readable without the lock */
+  atomic_bool spinner;        /* a worker is spinning */
+};
+
+int mxr__wq_init(struct workqueue *q, bool priority_order, int workers);
+void mxr__wq_destroy(struct workqueue *q);
+/* Returns 0 or MXR_ENOMEM (the queue is unchanged then). */
+int mxr__wq_push(struct workqueue *q, struct opr *op);
+/* Blocks for the next op; NULL once the queue is killed and drained. */
+struct opr *mxr__wq_pop(struct workqueue *q);
+/* Wake every worker and make pop return NULL once the queue is empty. */
+void mxr__wq_kill(struct workqueue *q);
+
+#endif /* MXR_ENGINE_WORKQUEUE_H */

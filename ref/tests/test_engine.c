@@ -1,0 +1,665 @@
+/* Engine semantics: validation, ordering, overlap, errors, delete, async,
+ * priorities, pools and drivers.  Loop tests run once per engine config. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_tap.h"
+#include "engine_util.h"
+
+static bool is_naive(int cfg) { return tu_engine_configs[cfg].opts.type == MXR_ENGINE_NAIVE; }
+
+/* ----------------------------------------------------------- op bodies */
+
+struct append_arg {
+  int *log;
+  atomic_int *len;
+  int value;
+};
+
+static int append_value(const struct mxr_run_ctx *rctx, void *p) {
+  (void)rctx;
+  struct append_arg *a = p;
+  a->log[atomic_fetch_add(a->len, 1)] = a->value;
+  return 0;
+}
+
+static int fail_boom(const struct mxr_run_ctx *rctx, void *p) {
+  (void)rctx;
+  (void)p;
+  return mxr_set_error(MXR_EOP, "boom");
+}
+
+static int set_flag(const struct mxr_run_ctx *rctx, void *p) {
+  (void)rctx;
+  atomic_store((atomic_int *)p, 1);
+  return 0;
+}
+
+static int noop(const struct mxr_run_ctx *rctx, void *p) {
+  (void)rctx;
+  (void)p;
+  return 0;
+}
+
+static atomic_int freed_params;
+static void count_free(void *p) {
+  (void)p;
+  atomic_fetch_add(&freed_params, 1);
+}
+
+/* ------------------------------------------------------------ creation */
+
+START_TEST(test_create_each_type) {
+  mxr_engine *eng = tu_engine(_i);
+  ck_assert_int_eq(mxr_engine_type_of(eng), tu_engine_configs[_i].opts.type);
+  struct mxr_engine_stats s;
+  mxr_engine_get_stats(eng, &s);
+  ck_assert_int_eq(s.pools_started, 0); /* pools start lazily */
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+START_TEST(test_bad_options) {
+  mxr_engine *eng = NULL;
+  struct mxr_engine_opts o = tu_opts(7, 1);
+  ck_assert_int_eq(mxr_engine_create(&o, &eng), MXR_EINVAL);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "engine type 7"));
+  o = tu_opts(MXR_ENGINE_THREADED_PER_DEVICE, 0);
+  ck_assert_int_eq(mxr_engine_create(&o, &eng), MXR_EINVAL);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "cpu_worker_nthreads = 0"));
+  o = tu_opts(MXR_ENGINE_THREADED_PER_DEVICE, 1);
+  o.gpu_worker_nstreams = 3;
+  ck_assert_int_eq(mxr_engine_create(&o, &eng), MXR_EINVAL);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "gpu_worker_nstreams"));
+  ck_assert_int_eq(mxr_engine_create(NULL, &eng), MXR_EINVAL);
+  ck_assert_ptr_null(eng);
+}
+END_TEST
+
+START_TEST(test_push_validation) {
+  mxr_engine *eng = tu_engine(_i);
+  mxr_var *a, *b;
+  ck_assert_int_eq(mxr_engine_new_var(eng, &a), 0);
+  ck_assert_int_eq(mxr_engine_new_var(eng, &b), 0);
+  atomic_store(&freed_params, 0);
+  struct mxr_push req = {.ctx = mxr_cpu(0), .param_free = count_free, .name = "v"};
+  ck_assert_int_eq(mxr_engine_push(eng, &req), MXR_EINVAL); /* no function */
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "exactly one of sync_fn and async_fn"));
+  req.sync_fn = noop;
+  req.prop = 42;
+  ck_assert_int_eq(mxr_engine_push(eng, &req), MXR_EINVAL);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "unknown property 42"));
+  req.prop = MXR_PROP_NORMAL;
+  mxr_var *dup[2] = {a, a};
+  req.mutable_vars = dup;
+  req.num_mutable = 2;
+  ck_assert_int_eq(mxr_engine_push(eng, &req), MXR_EINVAL);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "appears twice"));
+  req.const_vars = &a;
+  req.num_const = 1;
+  req.mutable_vars = &a;
+  req.num_mutable = 1;
+  ck_assert_int_eq(mxr_engine_push(eng, &req), MXR_EINVAL); /* read and write of one var */
+  mxr_var *nulls[1] = {NULL};
+  req.const_vars = nulls;
+  req.num_mutable = 0;
+  ck_assert_int_eq(mxr_engine_push(eng, &req), MXR_EINVAL);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "const var 0 is NULL"));
+  req.num_const = 0;
+  req.ctx = (struct mxr_context){9, 0};
+  ck_assert_int_eq(mxr_engine_push(eng, &req), MXR_EINVAL);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "unknown device type 9"));
+  req.ctx = mxr_gpu(0);
+  ck_assert_int_eq(mxr_engine_push(eng, &req), MXR_ENODEV);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "no GPU driver"));
+  req.ctx = mxr_cpu(-1);
+  ck_assert_int_eq(mxr_engine_push(eng, &req), MXR_EINVAL);
+  /* Ownership: param_free ran once for each rejected push. */
+  ck_assert_int_eq(atomic_load(&freed_params), 8);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------ ordering */
+
+START_TEST(test_writes_in_push_order) {
+  enum { N = 2000 };
+  mxr_engine *eng = tu_engine(_i);
+  mxr_var *v;
+  ck_assert_int_eq(mxr_engine_new_var(eng, &v), 0);
+  int *log = calloc(N, sizeof *log);
+  atomic_int len = 0;
+  struct append_arg *args = calloc(N, sizeof *args);
+  for (int k = 0; k < N; k++) {
+    args[k] = (struct append_arg){log, &len, k};
+    ck_assert_int_eq(mxr_engine_push_sync(eng, append_value, &args[k], NULL, mxr_cpu(0), NULL, 0,
+                                          &v, 1, "append"), 0);
+  }
+  ck_assert_int_eq(mxr_engine_wait_for_var(eng, v), 0);
+  ck_assert_int_eq(atomic_load(&len), N);
+  for (int k = 0; k < N; k++) ck_assert_int_eq(log[k], k);
+  ck_assert_uint_eq(mxr_var_version(v), N);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+  free(log);
+  free(args);
+}
+END_TEST
+
+struct slow_write {
+  atomic_int *value;
+  int set_to;
+  int sleep_ms;
+};
+
+static int slow_write_fn(const struct mxr_run_ctx *rctx, void *p) {
+  (void)rctx;
+  struct slow_write *w = p;
+  tu_sleep_ms(w->sleep_ms);
+  atomic_store(w->value, w->set_to);
+  return 0;
+}
+
+struct observe {
+  atomic_int *value;
+  int seen;
+  int sleep_ms;
+};
+
+static int observe_fn(const struct mxr_run_ctx *rctx, void *p) {
+  (void)rctx;
+  struct observe *o = p;
+  tu_sleep_ms(o->sleep_ms);
+  o->seen = atomic_load(o->value);
+  return 0;
+}
+
+START_TEST(test_read_waits_for_earlier_write) {
+  mxr_engine *eng = tu_engine(_i);
+  mxr_var *v;
+  ck_assert_int_eq(mxr_engine_new_var(eng, &v), 0);
+  atomic_int value = 0;
+  struct slow_write w = {&value, 1, 30};
+  struct observe o = {&value, -1, 0};
+  ck_assert_int_eq(mxr_engine_push_sync(eng, slow_write_fn, &w, NULL, mxr_cpu(0), NULL, 0, &v, 1, "w"), 0);
+  ck_assert_int_eq(mxr_engine_push_sync(eng, observe_fn, &o, NULL, mxr_cpu(0), &v, 1, NULL, 0, "r"), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+  ck_assert_int_eq(o.seen, 1);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+START_TEST(test_write_waits_for_earlier_read) {
+  mxr_engine *eng = tu_engine(_i);
+  mxr_var *v;
+  ck_assert_int_eq(mxr_engine_new_var(eng, &v), 0);
+  atomic_int value = 0;
+  struct observe o = {&value, -1, 30};
+  struct slow_write w = {&value, 2, 0};
+  ck_assert_int_eq(mxr_engine_push_sync(eng, observe_fn, &o, NULL, mxr_cpu(0), &v, 1, NULL, 0, "r"), 0);
+  ck_assert_int_eq(mxr_engine_push_sync(eng, slow_write_fn, &w, NULL, mxr_cpu(0), NULL, 0, &v, 1, "w"), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_var(eng, v), 0);
+  ck_assert_int_eq(o.seen, 0);
+  ck_assert_int_eq(atomic_load(&value), 2);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+/* Two reads of one var, on an engine with two workers, must be seen running
+ * at the same time: each waits (bounded) for the other to start. */
+struct overlap {
+  atomic_int *running;
+  atomic_int *max_running;
+};
+
+static int overlapping_read(const struct mxr_run_ctx *rctx, void *p) {
+  (void)rctx;
+  struct overlap *o = p;
+  int now = atomic_fetch_add(o->running, 1) + 1;
+  double until = tu_now_s() + 5.0;
+  while (atomic_load(o->running) < 2 && tu_now_s() < until) tu_sleep_ms(1);
+  now = atomic_load(o->running);
+  int prev = atomic_load(o->max_running);
+  while (now > prev && !atomic_compare_exchange_weak(o->max_running, &prev, now)) {
+  }
+  tu_sleep_ms(5);
+  atomic_fetch_sub(o->running, 1);
+  return 0;
+}
+
+START_TEST(test_reads_overlap_with_two_workers) {
+  struct mxr_engine_opts opts[] = {tu_opts(MXR_ENGINE_THREADED_PER_DEVICE, 2),
+                                   tu_opts(MXR_ENGINE_THREADED, 1)};
+  opts[1].pooled_nthreads = 2;
+  for (int e = 0; e < 2; e++) {
+    mxr_engine *eng;
+    ck_assert_int_eq(mxr_engine_create(&opts[e], &eng), 0);
+    mxr_var *v;
+    ck_assert_int_eq(mxr_engine_new_var(eng, &v), 0);
+    atomic_int value = 0, running = 0, max_running = 0;
+    struct slow_write w = {&value, 1, 10};
+    struct overlap o = {&running, &max_running};
+    struct observe after = {&running, -1, 0};
+    ck_assert_int_eq(mxr_engine_push_sync(eng, slow_write_fn, &w, NULL, mxr_cpu(0), NULL, 0, &v, 1, "w"), 0);
+    for (int k = 0; k < 2; k++)
+      ck_assert_int_eq(mxr_engine_push_sync(eng, overlapping_read, &o, NULL, mxr_cpu(0), &v, 1, NULL, 0, "r"), 0);
+    /* A write after the reads must see none of them still running. */
+    ck_assert_int_eq(mxr_engine_push_sync(eng, observe_fn, &after, NULL, mxr_cpu(0), NULL, 0, &v, 1, "w2"), 0);
+    ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+    ck_assert_msg(atomic_load(&max_running) == 2, "engine %d: reads did not overlap (max %d)", e,
+                  atomic_load(&max_running));
+    ck_assert_int_eq(after.seen, 0);
+    ck_assert_int_eq(mxr_engine_free(eng), 0);
+  }
+}
+END_TEST
+
+/* -------------------------------------------------------------- errors */
+
+START_TEST(test_error_skips_readers_and_surfaces_at_wait) {
+  mxr_engine *eng = tu_engine(_i);
+  mxr_var *x, *y, *z;
+  ck_assert_int_eq(mxr_engine_new_var(eng, &x), 0);
+  ck_assert_int_eq(mxr_engine_new_var(eng, &y), 0);
+  ck_assert_int_eq(mxr_engine_new_var(eng, &z), 0);
+  atomic_int ran_b = 0, ran_c = 0;
+  int st = mxr_engine_push_sync(eng, fail_boom, NULL, NULL, mxr_cpu(0), NULL, 0, &x, 1, "A");
+  if (is_naive(_i)) {
+    /* The naive engine runs the op at push and returns its error there. */
+    ck_assert_int_eq(st, MXR_EOP);
+    ck_assert_ptr_nonnull(strstr(mxr_last_error(), "A: boom"));
+    ck_assert_int_eq(mxr_engine_free(eng), 0);
+    return;
+  }
+  ck_assert_int_eq(st, 0);
+  ck_assert_int_eq(mxr_engine_push_sync(eng, set_flag, &ran_b, NULL, mxr_cpu(0), &x, 1, &y, 1, "B"), 0);
+  ck_assert_int_eq(mxr_engine_push_sync(eng, set_flag, &ran_c, NULL, mxr_cpu(0), NULL, 0, &z, 1, "C"), 0);
+  st = mxr_engine_wait_for_var(eng, y);
+  ck_assert_int_eq(st, MXR_EOP);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "A: boom"));
+  ck_assert_int_eq(atomic_load(&ran_b), 0); /* skipped */
+  ck_assert_int_eq(mxr_engine_wait_for_var(eng, z), 0);
+  ck_assert_int_eq(atomic_load(&ran_c), 1); /* independent op ran */
+  struct mxr_engine_stats s;
+  mxr_engine_get_stats(eng, &s);
+  ck_assert_uint_eq(s.ops_skipped, 1);
+  /* Surfacing cleared the shared error: x reads clean, wait-for-all too. */
+  ck_assert_int_eq(mxr_engine_wait_for_var(eng, x), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+  /* Recovery: new ops on x and y run. */
+  atomic_store(&ran_b, 0);
+  ck_assert_int_eq(mxr_engine_push_sync(eng, set_flag, &ran_b, NULL, mxr_cpu(0), &x, 1, &y, 1, "B2"), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_var(eng, y), 0);
+  ck_assert_int_eq(atomic_load(&ran_b), 1);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+START_TEST(test_error_surfaces_at_wait_for_all_once) {
+  if (is_naive(_i)) return; /* covered above: errors return at push */
+  mxr_engine *eng = tu_engine(_i);
+  mxr_var *x;
+  ck_assert_int_eq(mxr_engine_new_var(eng, &x), 0);
+  ck_assert_int_eq(mxr_engine_push_sync(eng, fail_boom, NULL, NULL, mxr_cpu(0), NULL, 0, &x, 1, "A"), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), MXR_EOP);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "boom"));
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);   /* a second wait is clean */
+  ck_assert_int_eq(mxr_engine_wait_for_var(eng, x), 0); /* and so is the var */
+  atomic_int ran = 0;
+  ck_assert_int_eq(mxr_engine_push_sync(eng, set_flag, &ran, NULL, mxr_cpu(0), &x, 1, NULL, 0, "R"), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+  ck_assert_int_eq(atomic_load(&ran), 1);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+START_TEST(test_no_skip_runs_despite_error) {
+  if (is_naive(_i)) return;
+  mxr_engine *eng = tu_engine(_i);
+  mxr_var *x;
+  ck_assert_int_eq(mxr_engine_new_var(eng, &x), 0);
+  atomic_int ran = 0;
+  ck_assert_int_eq(mxr_engine_push_sync(eng, fail_boom, NULL, NULL, mxr_cpu(0), NULL, 0, &x, 1, "A"), 0);
+  struct mxr_push req = {.sync_fn = set_flag, .param = &ran, .ctx = mxr_cpu(0), .const_vars = &x,
+                         .num_const = 1, .prop = MXR_PROP_NO_SKIP, .name = "N"};
+  ck_assert_int_eq(mxr_engine_push(eng, &req), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), MXR_EOP);
+  ck_assert_int_eq(atomic_load(&ran), 1);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+/* -------------------------------------------------------------- delete */
+
+struct delete_check {
+  atomic_int *written;
+  int saw_write;
+};
+
+static int check_on_delete(const struct mxr_run_ctx *rctx, void *p) {
+  (void)rctx;
+  struct delete_check *d = p;
+  d->saw_write = atomic_load(d->written);
+  return 0;
+}
+
+START_TEST(test_delete_var_waits_for_pending_ops) {
+  mxr_engine *eng = tu_engine(_i);
+  struct mxr_engine_stats s;
+  mxr_var *v;
+  ck_assert_int_eq(mxr_engine_new_var(eng, &v), 0);
+  mxr_engine_get_stats(eng, &s);
+  ck_assert_int_eq(s.vars_live, 1);
+  atomic_int written = 0;
+  struct slow_write w = {&written, 1, 30};
+  struct delete_check d = {&written, -1};
+  atomic_store(&freed_params, 0);
+  ck_assert_int_eq(mxr_engine_push_sync(eng, slow_write_fn, &w, NULL, mxr_cpu(0), NULL, 0, &v, 1, "w"), 0);
+  ck_assert_int_eq(mxr_engine_delete_var(eng, v, check_on_delete, &d, count_free), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+  ck_assert_int_eq(d.saw_write, 1);
+  ck_assert_int_eq(atomic_load(&freed_params), 1);
+  mxr_engine_get_stats(eng, &s);
+  ck_assert_int_eq(s.vars_live, 0);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+START_TEST(test_free_engine_releases_live_vars) {
+  mxr_engine *eng = tu_engine(_i);
+  for (int k = 0; k < 10; k++) {
+    mxr_var *v;
+    ck_assert_int_eq(mxr_engine_new_var(eng, &v), 0);
+  }
+  /* No leak: ASan's leak checker watches this. */
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+START_TEST(test_wait_on_idle_var) {
+  mxr_engine *eng = tu_engine(_i);
+  mxr_var *v;
+  ck_assert_int_eq(mxr_engine_new_var(eng, &v), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_var(eng, v), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_var(eng, NULL), MXR_EINVAL);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+/* --------------------------------------------------------------- async */
+
+struct async_job {
+  atomic_int *value;
+  int status;
+  mxr_completion *done;
+};
+
+static void *finish_later(void *p) {
+  struct async_job *j = p;
+  tu_sleep_ms(10);
+  atomic_store(j->value, 7);
+  if (j->status) mxr_set_error(j->status, "async failure");
+  mxr_engine_complete(j->done, j->status);
+  return NULL;
+}
+
+static void async_start(const struct mxr_run_ctx *rctx, void *p, mxr_completion *done) {
+  (void)rctx;
+  struct async_job *j = p;
+  j->done = done;
+  pthread_t t;
+  ck_assert_int_eq(pthread_create(&t, NULL, finish_later, j), 0);
+  ck_assert_int_eq(pthread_detach(t), 0);
+}
+
+START_TEST(test_async_op_completes_from_another_thread) {
+  mxr_engine *eng = tu_engine(_i);
+  mxr_var *v;
+  ck_assert_int_eq(mxr_engine_new_var(eng, &v), 0);
+  atomic_int value = 0;
+  struct async_job job = {&value, 0, NULL};
+  struct observe o = {&value, -1, 0};
+  struct mxr_push req = {.async_fn = async_start, .param = &job, .ctx = mxr_cpu(0),
+                         .mutable_vars = &v, .num_mutable = 1, .prop = MXR_PROP_ASYNC, .name = "async"};
+  ck_assert_int_eq(mxr_engine_push(eng, &req), 0);
+  ck_assert_int_eq(mxr_engine_push_sync(eng, observe_fn, &o, NULL, mxr_cpu(0), &v, 1, NULL, 0, "r"), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+  ck_assert_int_eq(o.seen, 7);
+  /* An async failure reaches the var. */
+  struct async_job bad = {&value, MXR_EOP, NULL};
+  req.param = &bad;
+  int st = mxr_engine_push(eng, &req);
+  if (!is_naive(_i)) {
+    ck_assert_int_eq(st, 0);
+    st = mxr_engine_wait_for_var(eng, v);
+  }
+  ck_assert_int_eq(st, MXR_EOP);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "async failure"));
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+/* ----------------------------------------------------------- priorities */
+
+struct gate {
+  atomic_int open;
+};
+
+static int wait_gate(const struct mxr_run_ctx *rctx, void *p) {
+  (void)rctx;
+  struct gate *g = p;
+  double until = tu_now_s() + 5.0;
+  while (!atomic_load(&g->open) && tu_now_s() < until) tu_sleep_ms(1);
+  return 0;
+}
+
+START_TEST(test_priority_pool_runs_higher_priority_first) {
+  struct mxr_engine_opts o = tu_opts(MXR_ENGINE_THREADED_PER_DEVICE, 1);
+  o.cpu_priority_nthreads = 1;
+  mxr_engine *eng;
+  ck_assert_int_eq(mxr_engine_create(&o, &eng), 0);
+  struct gate g = {0};
+  int log[3];
+  atomic_int len = 0;
+  struct append_arg args[3] = {{log, &len, 1}, {log, &len, 5}, {log, &len, 3}};
+  struct mxr_push req = {.sync_fn = wait_gate, .param = &g, .ctx = mxr_cpu(0),
+                         .prop = MXR_PROP_CPU_PRIORITIZED, .name = "gate"};
+  ck_assert_int_eq(mxr_engine_push(eng, &req), 0);
+  for (int k = 0; k < 3; k++) {
+    struct mxr_push r = {.sync_fn = append_value, .param = &args[k], .ctx = mxr_cpu(0),
+                         .prop = MXR_PROP_CPU_PRIORITIZED, .priority = args[k].value, .name = "p"};
+    ck_assert_int_eq(mxr_engine_push(eng, &r), 0);
+  }
+  atomic_store(&g.open, 1);
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+  ck_assert_int_eq(atomic_load(&len), 3);
+  ck_assert_int_eq(log[0], 5);
+  ck_assert_int_eq(log[1], 3);
+  ck_assert_int_eq(log[2], 1);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+/* ---------------------------------------------------- pools and drivers */
+
+struct mock_driver {
+  atomic_int starts[8];   /* by enum mxr_pool_kind */
+  atomic_int stops;
+  atomic_int finishes;
+  bool fail_start;
+  int streams_seen;
+};
+
+static int mock_count(void *u) {
+  (void)u;
+  return 2;
+}
+
+static int mock_start(void *u, struct mxr_context ctx, enum mxr_pool_kind kind, int nstreams,
+                      struct mxr_run_ctx *rctx) {
+  struct mock_driver *m = u;
+  if (m->fail_start) return mxr_set_error(MXR_ECUDA, "mock: no stream for gpu(%d)", ctx.dev_id);
+  atomic_fetch_add(&m->starts[kind], 1);
+  rctx->stream = (void *)(uintptr_t)(0x1000 + ctx.dev_id);
+  rctx->aux_stream = nstreams == 2 ? (void *)(uintptr_t)0x2000 : NULL;
+  return 0;
+}
+
+static void mock_stop(void *u, struct mxr_run_ctx *rctx) {
+  (void)rctx;
+  atomic_fetch_add(&((struct mock_driver *)u)->stops, 1);
+}
+
+static int mock_finish(void *u, struct mxr_run_ctx *rctx) {
+  (void)rctx;
+  atomic_fetch_add(&((struct mock_driver *)u)->finishes, 1);
+  return 0;
+}
+
+static int record_stream(const struct mxr_run_ctx *rctx, void *p) {
+  *(uintptr_t *)p = (uintptr_t)rctx->stream;
+  return 0;
+}
+
+START_TEST(test_per_device_pools_and_gpu_driver) {
+  struct mock_driver m = {0};
+  struct mxr_device_driver drv = {&m, mock_count, mock_start, mock_stop, mock_finish};
+  struct mxr_engine_opts o = tu_opts(MXR_ENGINE_THREADED_PER_DEVICE, 2);
+  o.gpu_worker_nthreads = 2;
+  o.gpu_copy_nthreads = 1;
+  o.gpu_driver = &drv;
+  mxr_engine *eng;
+  ck_assert_int_eq(mxr_engine_create(&o, &eng), 0);
+  struct mxr_engine_stats s;
+  uintptr_t seen = 0;
+  ck_assert_int_eq(mxr_engine_push_sync(eng, record_stream, &seen, NULL, mxr_cpu(0), NULL, 0, NULL, 0, "c"), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+  ck_assert_uint_eq(seen, 0); /* CPU workers have no stream */
+  mxr_engine_get_stats(eng, &s);
+  ck_assert_int_eq(s.pools_started, 1);
+  ck_assert_int_eq(s.threads_started, 2);
+  ck_assert_int_eq(mxr_engine_push_sync(eng, record_stream, &seen, NULL, mxr_gpu(1), NULL, 0, NULL, 0, "g"), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+  ck_assert_uint_eq(seen, 0x1001);
+  ck_assert_int_eq(atomic_load(&m.starts[MXR_POOL_GPU_WORKER]), 2);
+  ck_assert_int_eq(atomic_load(&m.finishes), 1);
+  struct mxr_push copy = {.sync_fn = noop, .ctx = mxr_gpu(0), .prop = MXR_PROP_COPY_TO_GPU, .name = "cp"};
+  ck_assert_int_eq(mxr_engine_push(eng, &copy), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+  ck_assert_int_eq(atomic_load(&m.starts[MXR_POOL_GPU_COPY]), 1);
+  mxr_engine_get_stats(eng, &s);
+  ck_assert_int_eq(s.pools_started, 3);
+  ck_assert_int_eq(mxr_engine_push_sync(eng, noop, NULL, NULL, mxr_gpu(2), NULL, 0, NULL, 0, "g"), MXR_ENODEV);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "gpu(2) does not exist (2 GPUs)"));
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+  ck_assert_int_eq(atomic_load(&m.stops), 3);
+}
+END_TEST
+
+START_TEST(test_driver_start_failure_fails_push) {
+  struct mock_driver m = {0};
+  m.fail_start = true;
+  struct mxr_device_driver drv = {&m, mock_count, mock_start, mock_stop, mock_finish};
+  struct mxr_engine_opts o = tu_opts(MXR_ENGINE_THREADED_PER_DEVICE, 1);
+  o.gpu_driver = &drv;
+  mxr_engine *eng;
+  ck_assert_int_eq(mxr_engine_create(&o, &eng), 0);
+  atomic_store(&freed_params, 0);
+  int st = mxr_engine_push_sync(eng, noop, NULL, count_free, mxr_gpu(0), NULL, 0, NULL, 0, "g");
+  ck_assert_int_eq(st, MXR_ECUDA);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "mock: no stream for gpu(0)"));
+  ck_assert_int_eq(atomic_load(&freed_params), 1);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+/* --------------------------------------------------------------- hooks */
+
+struct hook_counts {
+  atomic_int begins, ends;
+};
+
+static void on_begin(void *u, const char *name, struct mxr_context ctx, int prop) {
+  (void)name;
+  (void)ctx;
+  (void)prop;
+  atomic_fetch_add(&((struct hook_counts *)u)->begins, 1);
+}
+
+static void on_end(void *u, const char *name, struct mxr_context ctx, int prop) {
+  (void)name;
+  (void)ctx;
+  (void)prop;
+  atomic_fetch_add(&((struct hook_counts *)u)->ends, 1);
+}
+
+START_TEST(test_hooks_see_run_ops_only) {
+  mxr_engine *eng = tu_engine(_i);
+  struct hook_counts h = {0, 0};
+  struct mxr_engine_hooks hooks = {&h, on_begin, on_end};
+  mxr_engine_set_hooks(eng, &hooks);
+  mxr_var *x;
+  ck_assert_int_eq(mxr_engine_new_var(eng, &x), 0);
+  for (int k = 0; k < 5; k++)
+    ck_assert_int_eq(mxr_engine_push_sync(eng, noop, NULL, NULL, mxr_cpu(0), NULL, 0, &x, 1, "n"), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_var(eng, x), 0);
+  ck_assert_int_eq(atomic_load(&h.begins), 5);
+  ck_assert_int_eq(atomic_load(&h.ends), 5);
+  if (!is_naive(_i)) {
+    ck_assert_int_eq(mxr_engine_push_sync(eng, fail_boom, NULL, NULL, mxr_cpu(0), NULL, 0, &x, 1, "f"), 0);
+    ck_assert_int_eq(mxr_engine_push_sync(eng, noop, NULL, NULL, mxr_cpu(0), &x, 1, NULL, 0, "s"), 0);
+    ck_assert_int_eq(mxr_engine_wait_for_all(eng), MXR_EOP);
+    ck_assert_int_eq(atomic_load(&h.begins), 6); /* the skipped op was not seen */
+    ck_assert_int_eq(atomic_load(&h.ends), 6);
+  }
+  mxr_engine_set_hooks(eng, NULL);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+START_TEST(test_default_engine_follows_config) {
+  mxr_engine *eng;
+  ck_assert_int_eq(mxr_engine_default(&eng), 0);
+  ck_assert_int_eq(mxr_engine_type_of(eng), mxr_config_get()->engine_type);
+  mxr_engine *again;
+  ck_assert_int_eq(mxr_engine_default(&again), 0);
+  ck_assert_ptr_eq(eng, again);
+  ck_assert_int_eq(mxr_engine_shutdown_default(), 0);
+  ck_assert_int_eq(mxr_engine_default(&again), MXR_ESTATE);
+  ck_assert_int_eq(mxr_engine_shutdown_default(), 0); /* idempotent */
+}
+END_TEST
+
+static Suite *engine_suite(void) {
+  Suite *s = suite_create("engine");
+  TCase *each = tcase_create("each engine");
+  tcase_set_timeout(each, 60);
+  int n = TU_NUM_ENGINE_CONFIGS;
+  tcase_add_loop_test(each, test_create_each_type, 0, n);
+  tcase_add_loop_test(each, test_push_validation, 0, n);
+  tcase_add_loop_test(each, test_writes_in_push_order, 0, n);
+  tcase_add_loop_test(each, test_read_waits_for_earlier_write, 0, n);
+  tcase_add_loop_test(each, test_write_waits_for_earlier_read, 0, n);
+  tcase_add_loop_test(each, test_error_skips_readers_and_surfaces_at_wait, 0, n);
+  tcase_add_loop_test(each, test_error_surfaces_at_wait_for_all_once, 0, n);
+  tcase_add_loop_test(each, test_no_skip_runs_despite_error, 0, n);
+  tcase_add_loop_test(each, test_delete_var_waits_for_pending_ops, 0, n);
+  tcase_add_loop_test(each, test_free_engine_releases_live_vars, 0, n);
+  tcase_add_loop_test(each, test_wait_on_idle_var, 0, n);
+  tcase_add_loop_test(each, test_async_op_completes_from_another_thread, 0, n);
+  tcase_add_loop_test(each, test_hooks_see_run_ops_only, 0, n);
+  suite_add_tcase(s, each);
+  TCase *one = tcase_create("specific");
+  tcase_set_timeout(one, 60);
+  tcase_add_test(one, test_bad_options);
+  tcase_add_test(one, test_reads_overlap_with_two_workers);
+  tcase_add_test(one, test_priority_pool_runs_higher_priority_first);
+  tcase_add_test(one, test_per_device_pools_and_gpu_driver);
+  tcase_add_test(one, test_driver_start_failure_fails_push);
+  tcase_add_test(one, test_default_engine_follows_config);
+  suite_add_tcase(s, one);
+  return s;
+}
+
+int main(void) { return mxr_test_run(engine_suite()); }
