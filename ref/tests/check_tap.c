@@ -6,7 +6,7 @@
 int mxr_test_run(Suite *s) {
   SRunner *sr = srunner_create(s);
   fflush(stdout);
-  srunner_set_tap(sr, "/dev/stdout");
+  srunner_set_tap(sr, "-"); /* "-" is stdout in Check */
   srunner_run_all(sr, CK_SILENT);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);

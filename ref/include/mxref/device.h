@@ -35,7 +35,7 @@ struct mxr_gpu_info {
 };
 
 /* Describe GPU `id`.  MXR_ENODEV if id is not a usable GPU. */
-int mxr_gpu_info(int id, struct mxr_gpu_info *out);
+int mxr_gpu_get_info(int id, struct mxr_gpu_info *out);
 
 #ifdef __cplusplus
 }
