@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# Run the checks CI runs, without Docker, from the repository root.
+#
+# usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--build-dir DIR] [-h|--help]
+#
+# Stages (each in its own build directory, relative to the repository root):
+#   main        ci/install-deps.sh, ./bootstrap, configure --enable-werror
+#               $CONFIGURE_FLAGS in DIR (default _build-ci), make -j$MAKE_JOBS,
+#               make -j$CHECK_JOBS check
+#   tsan        (--sanitizers) DIR-tsan: --enable-sanitizers=thread, make check-engine
+#   asan        (--sanitizers) DIR-asan: --enable-sanitizers=address,undefined, make check
+#   distcheck   (--distcheck) make distcheck in DIR (configure flags passed on
+#               through DISTCHECK_CONFIGURE_FLAGS)
+#
+#   --skip-deps        do not run ci/install-deps.sh
+#   --build-dir DIR    main build directory (also $BUILD_DIR)
+#
+# Environment:
+#   CONFIGURE_FLAGS  extra configure flags, whitespace separated (e.g.
+#                    "--with-cuda=/usr/local/cuda --with-cudnn"); --enable-werror
+#                    is always added.  CC, CFLAGS, ... reach configure as usual.
+#   MAKE_JOBS        parallel jobs for building (default: nproc)
+#   CHECK_JOBS       parallel jobs for running tests (default 1: timed tests
+#                    must not run beside other work; also used for distcheck)
+#
+# When a stage fails, the summary of its test-suite.log and the .log of every
+# failed test are printed.  Exit status: 0 when every stage passed, 1 when one
+# failed, 2 on a usage error.
+set -euo pipefail
+
+usage() {
+    echo "usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--build-dir DIR] [-h|--help]"
+}
+
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=${BUILD_DIR:-_build-ci}
+make_jobs=${MAKE_JOBS:-$(nproc 2>/dev/null || echo 2)}
+check_jobs=${CHECK_JOBS:-1}
+do_sanitizers=0
+do_distcheck=0
+do_deps=1
+
+while [ $# -gt 0 ]; do
+    case $1 in
+        --sanitizers) do_sanitizers=1 ;;
+        --distcheck) do_distcheck=1 ;;
+        --skip-deps) do_deps=0 ;;
+        --build-dir)
+            [ $# -ge 2 ] || { usage >&2; exit 2; }
+            build_dir=$2; shift ;;
+        --build-dir=*) build_dir=${1#--build-dir=} ;;
+        -h|--help) usage; sed -n '6,28s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        *) usage >&2; echo "check.sh: unknown argument: $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+for n in "$make_jobs" "$check_jobs"; do
+    case $n in
+        ''|*[!0-9]*|0) echo "check.sh: MAKE_JOBS and CHECK_JOBS must be positive integers (got '$n')" >&2; exit 2 ;;
+    esac
+done
+
+case $build_dir in
+    /*) ;;
+    *) build_dir=$srcdir/$build_dir ;;
+esac
+
+read -r -a configure_flags <<<"${CONFIGURE_FLAGS:-}"
+configure_flags+=(--enable-werror)
+
+log() { printf '\n=== check.sh: %s\n' "$*"; }
+rel() { printf '%s' "${1#"$srcdir"/}"; }
+
+# Print why a stage failed: the head of each test-suite.log written during
+# the stage (the counts), then the full .log of each failed test.  Only files
+# newer than the stage's stamp are read, so leftovers of older runs are ignored.
+report_failures() {
+    local dir=$1 stamp=$2 f found=0
+    while IFS= read -r -d '' f; do
+        log "$(rel "$f")"
+        sed '/^\.\. contents::/,$d' "$f"
+    done < <(find "$dir" -name test-suite.log -newer "$stamp" -print0 2>/dev/null | sort -z)
+    while IFS= read -r -d '' f; do
+        if grep -Eq '^:global-test-result: (FAIL|ERROR|XPASS)' "$f"; then
+            found=1
+            log "failed test log: $(rel "${f%.trs}.log")"
+            if [ -f "${f%.trs}.log" ]; then
+                cat "${f%.trs}.log"
+            else
+                echo "(no log file)"
+            fi
+        fi
+    done < <(find "$dir" -name '*.trs' -newer "$stamp" -print0 2>/dev/null | sort -z)
+    if [ "$found" -eq 0 ]; then
+        echo "check.sh: no failed test logs under $(rel "$dir"); the make output above shows the error"
+    fi
+}
+
+# "N passed, N failed, N skipped" over the .trs files written since the stamp.
+# passed = PASS + XFAIL, failed = FAIL + XPASS + ERROR, skipped = SKIP.
+count_results() {
+    local dir=$1 stamp=$2
+    find "$dir" -name '*.trs' -newer "$stamp" -exec cat {} + 2>/dev/null |
+        awk '$1 == ":test-result:" {
+                 if ($2 == "PASS" || $2 == "XFAIL") p++
+                 else if ($2 == "SKIP") s++
+                 else f++
+             }
+             END { printf "%d passed, %d failed, %d skipped\n", p, f, s }'
+}
+
+# " (counts)" when tests ran since the stamp, else nothing.
+count_if_any() {
+    local c
+    c=$(count_results "$1" "$2")
+    case $c in "0 passed, 0 failed, 0 skipped") ;; *) echo " ($c)" ;; esac
+}
+
+configure_in() {
+    local dir=$1; shift
+    mkdir -p "$dir"
+    log "configure in $(rel "$dir"): ${configure_flags[*]} $*"
+    if ! (cd "$dir" && "$srcdir/configure" "${configure_flags[@]}" "$@"); then
+        if [ -f "$dir/config.log" ]; then
+            # The failing test is at the end of the log's first part, before
+            # the dumps of cache variables, output variables and confdefs.h.
+            log "configure failed; the end of config.log's test transcript"
+            sed '/^## Cache variables/,$d' "$dir/config.log" | tail -n 50
+        fi
+        return 1
+    fi
+}
+
+# Build the test programs with $make_jobs; `make check` then builds nothing and
+# runs the tests with $check_jobs.
+build_tests() {
+    local dir=$1 progs
+    # shellcheck disable=SC2016  # $(check_PROGRAMS) is for make
+    progs=$(printf 'print-check-programs:\n\t@echo $(check_PROGRAMS)\n' |
+        make -s --no-print-directory -C "$dir" -f Makefile -f - print-check-programs 2>/dev/null) || progs=""
+    if [ -n "$progs" ]; then
+        # shellcheck disable=SC2086  # a list of make targets
+        make -C "$dir" -j"$make_jobs" $progs
+    fi
+}
+
+declare -a stage_names=() stage_results=()
+stage_start=$SECONDS
+record() {
+    stage_names+=("$1")
+    stage_results+=("$2 [$((SECONDS - stage_start))s]")
+    stage_start=$SECONDS
+}
+
+# run_stage NAME DIR TARGET [CONFIGURE ARGS...]
+# Returns 0 on success, 1 when the tests failed, 2 when configure or the
+# build failed.
+run_stage() {
+    local name=$1 dir=$2 target=$3 stamp; shift 3
+    log "stage $name"
+    stage_start=$SECONDS
+    if ! configure_in "$dir" "$@"; then
+        record "$name" "FAIL (configure)"
+        return 2
+    fi
+    stamp="$dir/.check-stamp"
+    touch "$stamp"
+    log "make -j$make_jobs in $(rel "$dir")"
+    if ! make -C "$dir" -j"$make_jobs" || ! build_tests "$dir"; then
+        record "$name" "FAIL (build)"
+        return 2
+    fi
+    log "make -j$check_jobs $target in $(rel "$dir")"
+    if make -C "$dir" -j"$check_jobs" "$target"; then
+        record "$name" "ok ($(count_results "$dir" "$stamp"))"
+        return 0
+    fi
+    report_failures "$dir" "$stamp"
+    record "$name" "FAIL$(count_if_any "$dir" "$stamp")"
+    return 1
+}
+
+status=0
+
+if [ "$do_deps" -eq 1 ]; then
+    log "install dependencies"
+    bash "$srcdir/ci/install-deps.sh"
+fi
+
+log "$(${CC:-cc} --version 2>/dev/null | head -n 1); make -j$make_jobs, tests -j$check_jobs; $(nproc) CPUs"
+
+log "bootstrap"
+(cd "$srcdir" && ./bootstrap)
+
+main_rc=0
+run_stage main "$build_dir" check || main_rc=$?
+[ "$main_rc" -eq 0 ] || status=1
+
+if [ "$do_sanitizers" -eq 1 ]; then
+    if [ "$main_rc" -eq 2 ]; then
+        record tsan "not run (main build failed)"
+        record asan "not run (main build failed)"
+    else
+        export TSAN_OPTIONS=${TSAN_OPTIONS:-second_deadlock_stack=1}
+        export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+        run_stage tsan "$build_dir-tsan" check-engine --enable-sanitizers=thread || status=1
+        run_stage asan "$build_dir-asan" check --enable-sanitizers=address,undefined || status=1
+    fi
+fi
+
+if [ "$do_distcheck" -eq 1 ]; then
+    if [ "$main_rc" -eq 2 ]; then
+        record distcheck "not run (main build failed)"
+    else
+        log "stage distcheck"
+        stage_start=$SECONDS
+        stamp="$build_dir/.distcheck-stamp"
+        touch "$stamp"
+        log "make -j$check_jobs distcheck in $(rel "$build_dir")"
+        if make -C "$build_dir" -j"$check_jobs" distcheck \
+                DISTCHECK_CONFIGURE_FLAGS="${configure_flags[*]}"; then
+            record distcheck "ok$(count_if_any "$build_dir" "$stamp")"
+        else
+            report_failures "$build_dir" "$stamp"
+            record distcheck "FAIL$(count_if_any "$build_dir" "$stamp")"
+            status=1
+        fi
+    fi
+fi
+
+log "summary"
+for i in "${!stage_names[@]}"; do
+    printf '  %-10s %s\n' "${stage_names[$i]}" "${stage_results[$i]}"
+done
+if [ "$status" -eq 0 ]; then
+    echo "check.sh: all stages passed"
+else
+    echo "check.sh: FAILED"
+fi
+exit "$status"
