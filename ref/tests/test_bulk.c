@@ -282,6 +282,18 @@ START_TEST(test_bulk_state_is_per_thread) {
 }
 END_TEST
 
+/* Freeing an engine unbinds this thread's bulk state: a later engine, even
+ * one allocated at the same address, starts with bulk size 0. */
+START_TEST(test_free_forgets_bulk_size) {
+  for (int k = 0; k < 4; k++) {
+    mxr_engine *eng = bulk_engine(NULL);
+    ck_assert_int_eq(mxr_engine_bulk_size(eng), 0);
+    ck_assert_int_eq(mxr_engine_set_bulk_size(eng, 15), 0);
+    ck_assert_int_eq(mxr_engine_free(eng), 0);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("engine bulking");
   TCase *tc = tcase_create("bulk");
@@ -295,6 +307,7 @@ int main(void) {
   tcase_add_test(tc, test_dependencies_inside_a_bulk);
   tcase_add_test(tc, test_error_inside_a_bulk);
   tcase_add_test(tc, test_bulk_state_is_per_thread);
+  tcase_add_test(tc, test_free_forgets_bulk_size);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }

@@ -154,7 +154,9 @@ int mxr_engine_opts_from_config(struct mxr_engine_opts *opts);
 int mxr_engine_create(const struct mxr_engine_opts *opts, mxr_engine **out);
 
 /* Wait for all ops, stop the workers and free the engine. Vars still alive
- * are freed with it.  Returns the first error wait-for-all would return. */
+ * are freed with it.  Returns the first error wait-for-all would return.
+ * The calling thread's pending bulk is pushed first; other threads must not
+ * use the engine any more, nor hold a pending bulk for it. */
 int mxr_engine_free(mxr_engine *eng);
 
 /* The library's engine, created on first use from the process configuration.

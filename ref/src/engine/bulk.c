@@ -200,6 +200,14 @@ int mxr__bulk_try_append(mxr_engine *eng, const struct mxr_push *r) {
   return st ? st : 1;
 }
 
+void mxr__bulk_forget(mxr_engine *eng) {
+  if (tls.eng != eng) return;
+  flush_tls(); /* empty after the engine's final wait; kept for safety */
+  tls.eng = NULL;
+  tls.size = 0;
+  tls.deferred_status = 0;
+}
+
 int mxr_engine_set_bulk_size(mxr_engine *eng, int size) {
   if (!eng || eng->opts.type == MXR_ENGINE_NAIVE) return 0; /* the naive engine never bulks */
   if (size < 0) size = 0;

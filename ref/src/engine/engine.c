@@ -148,6 +148,7 @@ int mxr_engine_free(mxr_engine *eng) {
   int st = mxr_engine_wait_for_all(eng);
   char msg[MXR_ERROR_MAX];
   snprintf(msg, sizeof msg, "%s", mxr_last_error());
+  mxr__bulk_forget(eng);
   stop_all_pools(eng);
   while (eng->vars) {
     mxr_var *v = eng->vars;

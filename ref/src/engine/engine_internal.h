@@ -193,6 +193,10 @@ int mxr__bulk_try_append(mxr_engine *eng, const struct mxr_push *req);
 /* Push this thread's pending bulk for `eng`, if any. */
 int mxr__bulk_flush(mxr_engine *eng);
 
+/* Unbind this thread's bulk state from an engine being freed, so a new
+ * engine at the same address does not inherit it. */
+void mxr__bulk_forget(mxr_engine *eng);
+
 /* Validate a push request (engine.c). */
 int mxr__validate_push(const mxr_engine *eng, const struct mxr_push *req);
 
