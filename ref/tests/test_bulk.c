@@ -15,12 +15,10 @@ struct name_log {
   int others; /* any other op run */
 };
 
-static void log_begin(void *u, const char *name, struct mxr_context ctx, int prop) {
-  (void)ctx;
-  (void)prop;
+static void log_begin(void *u, const struct mxr_op_event *ev) {
   struct name_log *l = u;
   pthread_mutex_lock(&l->mu);
-  if (strcmp(name, "ImperativeBulk") == 0)
+  if (strcmp(ev->name, "ImperativeBulk") == 0)
     l->bulks++;
   else
     l->others++;

@@ -580,17 +580,15 @@ struct hook_counts {
   atomic_int begins, ends;
 };
 
-static void on_begin(void *u, const char *name, struct mxr_context ctx, int prop) {
-  (void)name;
-  (void)ctx;
-  (void)prop;
+static atomic_uint last_profile;
+
+static void on_begin(void *u, const struct mxr_op_event *ev) {
+  atomic_store(&last_profile, ev->profile);
   atomic_fetch_add(&((struct hook_counts *)u)->begins, 1);
 }
 
-static void on_end(void *u, const char *name, struct mxr_context ctx, int prop) {
-  (void)name;
-  (void)ctx;
-  (void)prop;
+static void on_end(void *u, const struct mxr_op_event *ev) {
+  (void)ev;
   atomic_fetch_add(&((struct hook_counts *)u)->ends, 1);
 }
 
@@ -603,15 +601,19 @@ START_TEST(test_hooks_see_run_ops_only) {
   ck_assert_int_eq(mxr_engine_new_var(eng, &x), 0);
   for (int k = 0; k < 5; k++)
     ck_assert_int_eq(mxr_engine_push_sync(eng, noop, NULL, NULL, mxr_cpu(0), NULL, 0, &x, 1, "n"), 0);
+  struct mxr_push tagged = {.sync_fn = noop, .ctx = mxr_cpu(0), .mutable_vars = &x, .num_mutable = 1,
+                            .name = "tagged", .profile = MXR_PROFILE_SYMBOLIC};
+  ck_assert_int_eq(mxr_engine_push(eng, &tagged), 0);
   ck_assert_int_eq(mxr_engine_wait_for_var(eng, x), 0);
-  ck_assert_int_eq(atomic_load(&h.begins), 5);
-  ck_assert_int_eq(atomic_load(&h.ends), 5);
+  ck_assert_uint_eq(atomic_load(&last_profile), MXR_PROFILE_SYMBOLIC); /* passed through */
+  ck_assert_int_eq(atomic_load(&h.begins), 6);
+  ck_assert_int_eq(atomic_load(&h.ends), 6);
   if (!is_naive(_i)) {
     ck_assert_int_eq(mxr_engine_push_sync(eng, fail_boom, NULL, NULL, mxr_cpu(0), NULL, 0, &x, 1, "f"), 0);
     ck_assert_int_eq(mxr_engine_push_sync(eng, noop, NULL, NULL, mxr_cpu(0), &x, 1, NULL, 0, "s"), 0);
     ck_assert_int_eq(mxr_engine_wait_for_all(eng), MXR_EOP);
-    ck_assert_int_eq(atomic_load(&h.begins), 6); /* the skipped op was not seen */
-    ck_assert_int_eq(atomic_load(&h.ends), 6);
+    ck_assert_int_eq(atomic_load(&h.begins), 7); /* the skipped op was not seen */
+    ck_assert_int_eq(atomic_load(&h.ends), 7);
   }
   mxr_engine_set_hooks(eng, NULL);
   ck_assert_int_eq(mxr_engine_free(eng), 0);

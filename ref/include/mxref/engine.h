@@ -127,12 +127,32 @@ struct mxr_device_driver {
   int (*op_finish)(void *user, struct mxr_run_ctx *rctx);
 };
 
+/* Profiling categories an op is pushed under, with MXNet's numbering
+ * (profiler::Profiler::ProfilerMode).  The pusher decides: the executor
+ * pushes its ops as SYMBOLIC, imperative calls and engine bulks as
+ * IMPERATIVE; the engine passes the bits on to its observer untouched. */
+enum mxr_profile_category {
+  MXR_PROFILE_SYMBOLIC = 1,
+  MXR_PROFILE_IMPERATIVE = 2,
+  MXR_PROFILE_API = 4,
+  MXR_PROFILE_MEMORY = 8,
+};
+
+/* What the observer is told about an op. Valid during the call only. */
+struct mxr_op_event {
+  const char *name;
+  struct mxr_context ctx;
+  int prop;          /* enum mxr_fn_property */
+  unsigned profile;  /* enum mxr_profile_category bits given at push */
+};
+
 /* Optional observer of every op the engine runs (the profiler's hook).
- * Called on the thread that runs the op.  `skipped` ops get no calls. */
+ * Called on the thread that runs the op, right before and right after its
+ * function (for async ops: after completion).  Skipped ops get no calls. */
 struct mxr_engine_hooks {
   void *user;
-  void (*op_begin)(void *user, const char *name, struct mxr_context ctx, int prop);
-  void (*op_end)(void *user, const char *name, struct mxr_context ctx, int prop);
+  void (*op_begin)(void *user, const struct mxr_op_event *ev);
+  void (*op_end)(void *user, const struct mxr_op_event *ev);
 };
 
 struct mxr_engine_opts {
@@ -197,6 +217,7 @@ struct mxr_push {
   int prop;               /* enum mxr_fn_property */
   int priority;           /* higher runs first in priority pools */
   const char *name;       /* for the profiler; NULL means "op" */
+  unsigned profile;       /* enum mxr_profile_category bits, for the observer */
 };
 
 /* Push an op.  Fails (MXR_EINVAL) on a malformed request: no function, a

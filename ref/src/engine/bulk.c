@@ -112,7 +112,8 @@ static int flush_tls(void) {
   struct mxr_push req = {.sync_fn = run_batch, .param = b, .param_free = free_batch,
                          .ctx = tls.ctx, .const_vars = tls.reads.v, .num_const = tls.reads.n,
                          .mutable_vars = tls.writes.v, .num_mutable = tls.writes.n,
-                         .prop = MXR_PROP_NORMAL, .name = "ImperativeBulk"};
+                         .prop = MXR_PROP_NORMAL, .name = "ImperativeBulk",
+                         .profile = MXR_PROFILE_IMPERATIVE};
   reset_pending();
   atomic_fetch_add_explicit(&eng->bulks_pushed, 1, memory_order_relaxed);
   return mxr__engine_push_now(eng, &req, false);

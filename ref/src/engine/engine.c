@@ -389,8 +389,10 @@ static void free_opr(struct opr *op) {
  * its error to what it wrote, free it. */
 static void complete(struct opr *op) {
   mxr_engine *eng = op->eng;
-  if (op->hooked && eng->hooks.op_end)
-    eng->hooks.op_end(eng->hooks.user, op->name, op->ctx, op->prop);
+  if (op->hooked && eng->hooks.op_end) {
+    struct mxr_op_event ev = {op->name, op->ctx, op->prop, op->profile};
+    eng->hooks.op_end(eng->hooks.user, &ev);
+  }
   if (op->param_free) op->param_free(op->param);
   ready_list ready;
   mxr__ready_init(&ready);
@@ -448,8 +450,10 @@ void mxr__engine_run(struct opr *op, const struct mxr_run_ctx *rctx) {
   }
   if (!op->is_wait_marker) atomic_fetch_add_explicit(&eng->ops_run, 1, memory_order_relaxed);
   op->hooked = eng->has_hooks && !op->is_wait_marker;
-  if (op->hooked && eng->hooks.op_begin)
-    eng->hooks.op_begin(eng->hooks.user, op->name, op->ctx, op->prop);
+  if (op->hooked && eng->hooks.op_begin) {
+    struct mxr_op_event ev = {op->name, op->ctx, op->prop, op->profile};
+    eng->hooks.op_begin(eng->hooks.user, &ev);
+  }
   if (op->async_fn) {
     op->done.op = op;
     op->async_fn(rctx, op->param, &op->done);
@@ -494,6 +498,7 @@ static void fill_opr(struct opr *op, mxr_engine *eng, const struct mxr_push *r) 
   op->priority = r->priority;
   op->seq = atomic_fetch_add_explicit(&eng->seq, 1, memory_order_relaxed);
   op->name = r->name ? r->name : "op";
+  op->profile = r->profile;
   op->num_const = r->num_const;
   op->num_mutable = r->num_mutable;
   op->err = NULL;
@@ -596,9 +601,10 @@ static int naive_push(mxr_engine *eng, const struct mxr_push *r) {
     return st;
   }
   const char *name = r->name ? r->name : "op";
+  struct mxr_op_event ev = {name, r->ctx, r->prop, r->profile};
   atomic_fetch_add_explicit(&eng->ops_pushed, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&eng->ops_run, 1, memory_order_relaxed);
-  if (eng->has_hooks && eng->hooks.op_begin) eng->hooks.op_begin(eng->hooks.user, name, r->ctx, r->prop);
+  if (eng->has_hooks && eng->hooks.op_begin) eng->hooks.op_begin(eng->hooks.user, &ev);
   if (r->async_fn) {
     st = naive_run_async(r, &rctx);
   } else {
@@ -607,7 +613,7 @@ static int naive_push(mxr_engine *eng, const struct mxr_push *r) {
     if (st == 0 && r->ctx.dev_type == MXR_DEV_GPU && drv && drv->op_finish)
       st = drv->op_finish(drv->user, &rctx);
   }
-  if (eng->has_hooks && eng->hooks.op_end) eng->hooks.op_end(eng->hooks.user, name, r->ctx, r->prop);
+  if (eng->has_hooks && eng->hooks.op_end) eng->hooks.op_end(eng->hooks.user, &ev);
   if (st) {
     char msg[MXR_ERROR_MAX];
     snprintf(msg, sizeof msg, "%s: %s", name, mxr_last_error());

@@ -85,6 +85,7 @@ struct opr {
   int priority;
   uint64_t seq;          /* push order, breaks priority ties */
   const char *name;
+  unsigned profile;      /* profiling category bits, passed to the observer */
   atomic_int wait;       /* grants still missing (+1 while being pushed) */
   int num_const, num_mutable;
   mxr_var **vars;        /* const vars, then mutable vars */
