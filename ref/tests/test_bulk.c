@@ -15,7 +15,7 @@ struct name_log {
   int others; /* any other op run */
 };
 
-static void log_begin(void *u, const struct mxr_op_event *ev) {
+static uint64_t log_begin(void *u, const struct mxr_op_event *ev) {
   struct name_log *l = u;
   pthread_mutex_lock(&l->mu);
   if (strcmp(ev->name, "ImperativeBulk") == 0)
@@ -23,6 +23,7 @@ static void log_begin(void *u, const struct mxr_op_event *ev) {
   else
     l->others++;
   pthread_mutex_unlock(&l->mu);
+  return 0;
 }
 
 static mxr_engine *bulk_engine(struct name_log *log) {

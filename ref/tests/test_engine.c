@@ -582,13 +582,15 @@ struct hook_counts {
 
 static atomic_uint last_profile;
 
-static void on_begin(void *u, const struct mxr_op_event *ev) {
+static uint64_t on_begin(void *u, const struct mxr_op_event *ev) {
   atomic_store(&last_profile, ev->profile);
   atomic_fetch_add(&((struct hook_counts *)u)->begins, 1);
+  return 0xc0ffee;
 }
 
-static void on_end(void *u, const struct mxr_op_event *ev) {
+static void on_end(void *u, const struct mxr_op_event *ev, uint64_t cookie) {
   (void)ev;
+  ck_assert_uint_eq(cookie, 0xc0ffee); /* op_begin's value comes back */
   atomic_fetch_add(&((struct hook_counts *)u)->ends, 1);
 }
 

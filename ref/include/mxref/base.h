@@ -56,6 +56,26 @@ enum mxr_dtype {
   MXR_BOOL = 7,
 };
 
+/* The most dimensions an array or shape has. */
+#define MXR_MAX_NDIM 8
+
+/* A shape.  ndim == -1 means "not known yet" (shape inference fills it);
+ * ndim == 0 is a scalar.  Only dim[0..ndim) is meaningful. */
+struct mxr_shape {
+  int ndim;
+  int64_t dim[MXR_MAX_NDIM];
+};
+
+/* Number of elements (1 for a scalar), or -1 if the shape is unknown. */
+int64_t mxr_shape_size(const struct mxr_shape *s);
+
+/* Same ndim and dims. */
+int mxr_shape_equal(const struct mxr_shape *a, const struct mxr_shape *b);
+
+/* Format as MXNet prints shapes: "(2,3)", "(10,)", "()" for a scalar, "?"
+ * if unknown.  Returns buf. */
+char *mxr_shape_str(const struct mxr_shape *s, char *buf, size_t size);
+
 /* Bytes per element of `dtype`, or 0 for an unknown dtype. */
 size_t mxr_dtype_size(int dtype);
 

@@ -147,12 +147,14 @@ struct mxr_op_event {
 };
 
 /* Optional observer of every op the engine runs (the profiler's hook).
- * Called on the thread that runs the op, right before and right after its
- * function (for async ops: after completion).  Skipped ops get no calls. */
+ * op_begin is called on the thread that runs the op, right before its
+ * function; op_end right after it (for an async op: on the thread that
+ * completes it) and receives what op_begin returned, e.g. a start time and
+ * thread.  Skipped ops get no calls.  Either member may be NULL. */
 struct mxr_engine_hooks {
   void *user;
-  void (*op_begin)(void *user, const struct mxr_op_event *ev);
-  void (*op_end)(void *user, const struct mxr_op_event *ev);
+  uint64_t (*op_begin)(void *user, const struct mxr_op_event *ev);
+  void (*op_end)(void *user, const struct mxr_op_event *ev, uint64_t begin_cookie);
 };
 
 struct mxr_engine_opts {

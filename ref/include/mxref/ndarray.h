@@ -25,8 +25,6 @@
 extern "C" {
 #endif
 
-#define MXR_MAX_NDIM 8
-
 typedef struct mxr_ndarray mxr_ndarray;
 
 /* Create an array of `shape[0..ndim)` (ndim 0 is a scalar of one element;

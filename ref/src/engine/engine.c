@@ -391,7 +391,7 @@ static void complete(struct opr *op) {
   mxr_engine *eng = op->eng;
   if (op->hooked && eng->hooks.op_end) {
     struct mxr_op_event ev = {op->name, op->ctx, op->prop, op->profile};
-    eng->hooks.op_end(eng->hooks.user, &ev);
+    eng->hooks.op_end(eng->hooks.user, &ev, op->hook_cookie);
   }
   if (op->param_free) op->param_free(op->param);
   ready_list ready;
@@ -452,7 +452,7 @@ void mxr__engine_run(struct opr *op, const struct mxr_run_ctx *rctx) {
   op->hooked = eng->has_hooks && !op->is_wait_marker;
   if (op->hooked && eng->hooks.op_begin) {
     struct mxr_op_event ev = {op->name, op->ctx, op->prop, op->profile};
-    eng->hooks.op_begin(eng->hooks.user, &ev);
+    op->hook_cookie = eng->hooks.op_begin(eng->hooks.user, &ev);
   }
   if (op->async_fn) {
     op->done.op = op;
@@ -506,6 +506,7 @@ static void fill_opr(struct opr *op, mxr_engine *eng, const struct mxr_push *r) 
   op->is_wait_marker = false;
   op->deletes_var = r->prop == MXR_PROP_DELETE_VAR;
   op->hooked = false;
+  op->hook_cookie = 0;
   op->done.op = NULL;
   for (int i = 0; i < r->num_const; i++) op->vars[i] = r->const_vars[i];
   for (int i = 0; i < r->num_mutable; i++) op->vars[r->num_const + i] = r->mutable_vars[i];
@@ -604,7 +605,8 @@ static int naive_push(mxr_engine *eng, const struct mxr_push *r) {
   struct mxr_op_event ev = {name, r->ctx, r->prop, r->profile};
   atomic_fetch_add_explicit(&eng->ops_pushed, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&eng->ops_run, 1, memory_order_relaxed);
-  if (eng->has_hooks && eng->hooks.op_begin) eng->hooks.op_begin(eng->hooks.user, &ev);
+  uint64_t cookie = 0;
+  if (eng->has_hooks && eng->hooks.op_begin) cookie = eng->hooks.op_begin(eng->hooks.user, &ev);
   if (r->async_fn) {
     st = naive_run_async(r, &rctx);
   } else {
@@ -613,7 +615,7 @@ static int naive_push(mxr_engine *eng, const struct mxr_push *r) {
     if (st == 0 && r->ctx.dev_type == MXR_DEV_GPU && drv && drv->op_finish)
       st = drv->op_finish(drv->user, &rctx);
   }
-  if (eng->has_hooks && eng->hooks.op_end) eng->hooks.op_end(eng->hooks.user, &ev);
+  if (eng->has_hooks && eng->hooks.op_end) eng->hooks.op_end(eng->hooks.user, &ev, cookie);
   if (st) {
     char msg[MXR_ERROR_MAX];
     snprintf(msg, sizeof msg, "%s: %s", name, mxr_last_error());

@@ -95,6 +95,7 @@ struct opr {
   bool is_wait_marker;   /* wait-for-var marker: runs despite errors */
   bool deletes_var;      /* delete-var op: its mutable var is released */
   bool hooked;           /* op_begin was called: op_end is due */
+  uint64_t hook_cookie;  /* what op_begin returned */
   struct mxr_completion done;
   /* trailing storage: vars[] then links[] */
 };

@@ -1,0 +1,320 @@
+/*
+ * Basic ops: reverse (flip), _copy, _zeros, _ones and their gradients.
+ * reverse is the op of the bulking seed workload; its kernels are the
+ * shortest possible so that per-op engine and executor costs dominate.
+ */
+#include <string.h>
+
+#include "op/op_internal.h"
+
+/* ------------------------------------------------------------- reverse */
+
+struct reverse_params {
+  struct mxr_tuple axis;
+};
+
+static const struct mxr_param_field reverse_fields[] = {
+    {"axis", MXR_PARAM_TUPLE, offsetof(struct reverse_params, axis), NULL, NULL},
+};
+
+static const char *const data_input[] = {"data"};
+static const char *const data_ograd[] = {"ograd"};
+
+/* Normalise negative axes; MXR_EINVAL for one outside the array. */
+static int resolve_axes(const struct mxr_tuple *axes, int ndim, bool flip[MXR_MAX_NDIM]) {
+  memset(flip, 0, MXR_MAX_NDIM * sizeof flip[0]);
+  for (int i = 0; i < axes->n; i++) {
+    int64_t a = axes->v[i] < 0 ? axes->v[i] + ndim : axes->v[i];
+    if (a < 0 || a >= ndim)
+      return mxr_set_error(MXR_EINVAL, "reverse: axis %lld is out of range for %d dimensions",
+                           (long long)axes->v[i], ndim);
+    flip[a] = true;
+  }
+  return 0;
+}
+
+static int reverse_shape(const void *params, struct mxr_shape *in, int nin,
+                         struct mxr_shape *out, int nout, struct mxr_shape *aux, int naux) {
+  (void)aux;
+  (void)naux;
+  (void)nout;
+  (void)nin;
+  int st = mxr__shape_assign(&out[0], &in[0], "output");
+  if (!st) st = mxr__shape_assign(&in[0], &out[0], "data");
+  if (st || !mxr__shape_known(&in[0])) return st;
+  bool flip[MXR_MAX_NDIM];
+  return resolve_axes(&((const struct reverse_params *)params)->axis, in[0].ndim, flip);
+}
+
+/* Copy `src` into `dst` with the flagged axes reversed.  Elements are moved
+ * as bytes so every dtype works; ADD requests are handled per dtype. */
+static void reverse_copy(const struct mxr_tensor *src, struct mxr_tensor *dst, const bool *flip,
+                         int req) {
+  const int nd = src->shape.ndim;
+  const size_t esize = mxr_dtype_size(src->dtype);
+  int64_t n = mxr_tensor_size(src), stride[MXR_MAX_NDIM], idx[MXR_MAX_NDIM] = {0};
+  int64_t s = 1;
+  for (int d = nd - 1; d >= 0; d--) {
+    stride[d] = s;
+    s *= src->shape.dim[d];
+  }
+  const char *in = src->data;
+  char *out = dst->data;
+  for (int64_t o = 0; o < n; o++) {
+    int64_t from = 0;
+    for (int d = 0; d < nd; d++)
+      from += (flip[d] ? src->shape.dim[d] - 1 - idx[d] : idx[d]) * stride[d];
+    if (req == MXR_REQ_ADD && src->dtype == MXR_FLOAT32)
+      ((float *)out)[o] += ((const float *)in)[from];
+    else if (req == MXR_REQ_ADD && src->dtype == MXR_FLOAT64)
+      ((double *)out)[o] += ((const double *)in)[from];
+    else
+      memcpy(out + (size_t)o * esize, in + (size_t)from * esize, esize);
+    for (int d = nd - 1; d >= 0 && ++idx[d] == src->shape.dim[d]; d--) idx[d] = 0;
+  }
+}
+
+static int reverse_forward(const struct mxr_op_ctx *ctx, const void *params,
+                           const struct mxr_tensor *in, int nin, const int *req,
+                           struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  (void)ctx;
+  (void)nin;
+  (void)nout;
+  (void)aux;
+  (void)naux;
+  if (req[0] == MXR_REQ_NULL) return 0;
+  if (req[0] == MXR_REQ_ADD && in[0].dtype != MXR_FLOAT32 && in[0].dtype != MXR_FLOAT64)
+    return mxr_set_error(MXR_EINVAL, "reverse: accumulating (req add) needs float32 or float64");
+  if (in[0].data == out[0].data)
+    return mxr_set_error(MXR_EINVAL, "reverse: cannot run in place");
+  bool flip[MXR_MAX_NDIM];
+  int st = resolve_axes(&((const struct reverse_params *)params)->axis, in[0].shape.ndim, flip);
+  if (st) return st;
+  reverse_copy(&in[0], &out[0], flip, req[0]);
+  return 0;
+}
+
+#define ALL_DTYPES                                                                       \
+  ((1u << MXR_FLOAT32) | (1u << MXR_FLOAT64) | (1u << MXR_FLOAT16) | (1u << MXR_UINT8) | \
+   (1u << MXR_INT32) | (1u << MXR_INT8) | (1u << MXR_INT64) | (1u << MXR_BOOL))
+
+static const struct mxr_op op_reverse = {
+    .name = "reverse",
+    .aliases = {"flip", NULL},
+    .fields = reverse_fields,
+    .num_fields = 1,
+    .params_size = sizeof(struct reverse_params),
+    .nin = 1,
+    .nout = 1,
+    .input_names = data_input,
+    .infer_shape = reverse_shape,
+    .dtypes = ALL_DTYPES,
+    .forward_cpu = reverse_forward,
+    .backward = "_backward_reverse",
+};
+
+/* The gradient of a reverse is the reverse of the incoming gradient. */
+static const struct mxr_op op_backward_reverse = {
+    .name = "_backward_reverse",
+    .aliases = {NULL},
+    .fields = reverse_fields,
+    .num_fields = 1,
+    .params_size = sizeof(struct reverse_params),
+    .nin = 1,
+    .nout = 1,
+    .input_names = data_ograd,
+    .infer_shape = reverse_shape,
+    .dtypes = ALL_DTYPES,
+    .forward_cpu = reverse_forward,
+};
+
+/* ---------------------------------------------------------------- _copy */
+
+static int copy_forward(const struct mxr_op_ctx *ctx, const void *params,
+                        const struct mxr_tensor *in, int nin, const int *req,
+                        struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  (void)ctx;
+  (void)params;
+  (void)nin;
+  (void)nout;
+  (void)aux;
+  (void)naux;
+  int64_t n = mxr_tensor_size(&in[0]);
+  if (req[0] == MXR_REQ_NULL || (req[0] != MXR_REQ_ADD && in[0].data == out[0].data)) return 0;
+  if (req[0] != MXR_REQ_ADD) {
+    memmove(out[0].data, in[0].data, (size_t)n * mxr_dtype_size(in[0].dtype));
+    return 0;
+  }
+  if (in[0].dtype == MXR_FLOAT32) {
+    const float *x = in[0].data;
+    float *y = out[0].data;
+    for (int64_t i = 0; i < n; i++) y[i] += x[i];
+  } else if (in[0].dtype == MXR_FLOAT64) {
+    const double *x = in[0].data;
+    double *y = out[0].data;
+    for (int64_t i = 0; i < n; i++) y[i] += x[i];
+  } else {
+    return mxr_set_error(MXR_EINVAL, "_copy: accumulating (req add) needs float32 or float64");
+  }
+  return 0;
+}
+
+static const struct mxr_op op_copy = {
+    .name = "_copy",
+    .aliases = {"identity", NULL},
+    .nin = 1,
+    .nout = 1,
+    .input_names = data_input,
+    .dtypes = ALL_DTYPES,
+    .forward_cpu = copy_forward,
+    .backward = "_backward_copy",
+    .inplace = {{0, 0}},
+    .num_inplace = 1,
+};
+
+static const struct mxr_op op_backward_copy = {
+    .name = "_backward_copy",
+    .aliases = {NULL},
+    .nin = 1,
+    .nout = 1,
+    .input_names = data_ograd,
+    .dtypes = ALL_DTYPES,
+    .forward_cpu = copy_forward,
+    .inplace = {{0, 0}},
+    .num_inplace = 1,
+};
+
+/* --------------------------------------------------------- _zeros, _ones */
+
+struct init_params {
+  struct mxr_tuple shape;
+  struct mxr_param_str ctx; /* accepted as MXNet does; placement comes from the caller */
+  int dtype;
+};
+
+static const struct mxr_param_field init_fields[] = {
+    {"shape", MXR_PARAM_TUPLE, offsetof(struct init_params, shape), "()", NULL},
+    {"ctx", MXR_PARAM_STRING, offsetof(struct init_params, ctx), "", NULL},
+    {"dtype", MXR_PARAM_ENUM, offsetof(struct init_params, dtype), "float32", mxr__dtype_choices},
+};
+
+static int init_check(const char *opname, void *params) {
+  const struct mxr_tuple *t = &((struct init_params *)params)->shape;
+  for (int i = 0; i < t->n; i++)
+    if (t->v[i] < 0)
+      return mxr_set_error(MXR_EINVAL, "%s: shape has a negative dimension (%lld)", opname,
+                           (long long)t->v[i]);
+  return 0;
+}
+
+static int init_shape(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out,
+                      int nout, struct mxr_shape *aux, int naux) {
+  (void)in;
+  (void)nin;
+  (void)nout;
+  (void)aux;
+  (void)naux;
+  const struct mxr_tuple *t = &((const struct init_params *)params)->shape;
+  struct mxr_shape s = {t->n, {0}};
+  for (int i = 0; i < t->n; i++) s.dim[i] = t->v[i];
+  return mxr__shape_assign(&out[0], &s, "output");
+}
+
+static int init_type(const void *params, int *in, int nin, int *out, int nout, int *aux,
+                     int naux) {
+  (void)in;
+  (void)nin;
+  (void)nout;
+  (void)aux;
+  (void)naux;
+  int dt = ((const struct init_params *)params)->dtype;
+  if (out[0] >= 0 && out[0] != dt)
+    return mxr_set_error(MXR_EINVAL, "output dtype %s disagrees with dtype=%s",
+                         mxr_dtype_name(out[0]), mxr_dtype_name(dt));
+  out[0] = dt;
+  return 0;
+}
+
+static int fill_value(struct mxr_tensor *t, int req, double v) {
+  int64_t n = mxr_tensor_size(t);
+  if (req == MXR_REQ_NULL) return 0;
+  if (req == MXR_REQ_ADD && v == 0) return 0;
+  switch (t->dtype) {
+    case MXR_FLOAT32:
+      for (int64_t i = 0; i < n; i++) MXR_ASSIGN(req, (float *)t->data + i, (float)v);
+      return 0;
+    case MXR_FLOAT64:
+      for (int64_t i = 0; i < n; i++) MXR_ASSIGN(req, (double *)t->data + i, v);
+      return 0;
+    case MXR_INT32:
+      for (int64_t i = 0; i < n; i++) MXR_ASSIGN(req, (int32_t *)t->data + i, (int32_t)v);
+      return 0;
+    case MXR_INT64:
+      for (int64_t i = 0; i < n; i++) MXR_ASSIGN(req, (int64_t *)t->data + i, (int64_t)v);
+      return 0;
+    default:
+      return mxr_set_error(MXR_EINVAL, "fill: dtype %s is not supported", mxr_dtype_name(t->dtype));
+  }
+}
+
+static int zeros_forward(const struct mxr_op_ctx *ctx, const void *params,
+                         const struct mxr_tensor *in, int nin, const int *req,
+                         struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  (void)ctx;
+  (void)params;
+  (void)in;
+  (void)nin;
+  (void)nout;
+  (void)aux;
+  (void)naux;
+  return fill_value(&out[0], req[0], 0.0);
+}
+
+static int ones_forward(const struct mxr_op_ctx *ctx, const void *params,
+                        const struct mxr_tensor *in, int nin, const int *req,
+                        struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  (void)ctx;
+  (void)params;
+  (void)in;
+  (void)nin;
+  (void)nout;
+  (void)aux;
+  (void)naux;
+  return fill_value(&out[0], req[0], 1.0);
+}
+
+#define INIT_DTYPES ((1u << MXR_FLOAT32) | (1u << MXR_FLOAT64) | (1u << MXR_INT32) | (1u << MXR_INT64))
+
+static const struct mxr_op op_zeros = {
+    .name = "_zeros",
+    .aliases = {NULL},
+    .fields = init_fields,
+    .num_fields = 3,
+    .params_size = sizeof(struct init_params),
+    .check = init_check,
+    .nin = 0,
+    .nout = 1,
+    .infer_shape = init_shape,
+    .infer_type = init_type,
+    .dtypes = INIT_DTYPES,
+    .forward_cpu = zeros_forward,
+};
+
+static const struct mxr_op op_ones = {
+    .name = "_ones",
+    .aliases = {NULL},
+    .fields = init_fields,
+    .num_fields = 3,
+    .params_size = sizeof(struct init_params),
+    .check = init_check,
+    .nin = 0,
+    .nout = 1,
+    .infer_shape = init_shape,
+    .infer_type = init_type,
+    .dtypes = INIT_DTYPES,
+    .forward_cpu = ones_forward,
+};
+
+const struct mxr_op *const mxr__ops_basic[] = {
+    &op_reverse, &op_backward_reverse, &op_copy, &op_backward_copy, &op_zeros, &op_ones, NULL,
+};

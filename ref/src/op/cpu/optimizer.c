@@ -1,0 +1,4 @@
+/* Ops of the 'optimizer' group: being written. */
+#include "op/op_internal.h"
+
+const struct mxr_op *const mxr__ops_optimizer[] = {NULL};

@@ -1,0 +1,206 @@
+/*
+ * The operator registry: one sorted table of every name (canonical and
+ * alias) built once from the kernel files' groups, and the generic parts of
+ * an op's behaviour (counts, names, default shape and type inference).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/threads.h"
+#include "op/op_internal.h"
+
+static const struct mxr_op *const *const groups[] = {
+    mxr__ops_basic, mxr__ops_elemwise, mxr__ops_tensor,
+    mxr__ops_nn,    mxr__ops_conv,     mxr__ops_optimizer,
+};
+
+struct name_entry {
+  const char *name;
+  const mxr_op *op;
+};
+
+static struct name_entry *names;
+static size_t num_names;
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+static int cmp_entry(const void *a, const void *b) {
+  return strcmp(((const struct name_entry *)a)->name, ((const struct name_entry *)b)->name);
+}
+
+static size_t count_names(void) {
+  size_t n = 0;
+  for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
+    for (const struct mxr_op *const *op = groups[g]; *op; op++) {
+      n++;
+      for (int a = 0; (*op)->aliases[a]; a++) n++;
+    }
+  return n;
+}
+
+static void build_names(void) {
+  size_t n = count_names();
+  names = malloc(n * sizeof *names);
+  if (!names) return; /* lookups then fail with "unknown operator" */
+  for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
+    for (const struct mxr_op *const *op = groups[g]; *op; op++) {
+      names[num_names++] = (struct name_entry){(*op)->name, *op};
+      for (int a = 0; (*op)->aliases[a]; a++)
+        names[num_names++] = (struct name_entry){(*op)->aliases[a], *op};
+    }
+  qsort(names, num_names, sizeof *names, cmp_entry);
+  for (size_t i = 1; i < num_names; i++)
+    if (strcmp(names[i].name, names[i - 1].name) == 0) {
+      /* Two kernel files claim one name: a build mistake, caught by the tests. */
+      fprintf(stderr, "libmxref: operator name '%s' is registered twice\n", names[i].name);
+      abort();
+    }
+}
+
+static void ensure_names(void) { MXR_PTHREAD_CHECK(pthread_once(&names_once, build_names)); }
+
+int mxr_op_find(const char *name, const mxr_op **out) {
+  if (!name || !out) return mxr_set_error(MXR_EINVAL, "mxr_op_find: NULL argument");
+  ensure_names();
+  struct name_entry key = {name, NULL};
+  const struct name_entry *e = num_names ? bsearch(&key, names, num_names, sizeof *names, cmp_entry) : NULL;
+  *out = e ? e->op : NULL;
+  if (!e) return mxr_set_error(MXR_ENOTFOUND, "unknown operator '%s'", name);
+  return 0;
+}
+
+const char *mxr_op_name(const mxr_op *op) { return op ? op->name : NULL; }
+
+size_t mxr_op_name_count(void) {
+  ensure_names();
+  return num_names;
+}
+
+const char *mxr_op_name_at(size_t i) {
+  ensure_names();
+  return i < num_names ? names[i].name : NULL;
+}
+
+/* ---------------------------------------------------------------- counts */
+
+static const void *params_of(const mxr_op_params *p) { return mxr__op_params_struct(p); }
+
+int mxr_op_num_inputs(const mxr_op *op, const mxr_op_params *p) {
+  return op->get_nin ? op->get_nin(params_of(p)) : op->nin;
+}
+
+int mxr_op_num_outputs(const mxr_op *op, const mxr_op_params *p) {
+  return op->get_nout ? op->get_nout(params_of(p)) : op->nout;
+}
+
+int mxr_op_num_visible_outputs(const mxr_op *op, const mxr_op_params *p) {
+  return op->get_nvisible ? op->get_nvisible(params_of(p)) : mxr_op_num_outputs(op, p);
+}
+
+int mxr_op_num_aux(const mxr_op *op, const mxr_op_params *p) {
+  (void)p;
+  return op->naux;
+}
+
+const char *mxr_op_input_name(const mxr_op *op, const mxr_op_params *p, int i) {
+  static const char *const generic[] = {"arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
+                                        "arg6", "arg7", "arg8", "arg9"};
+  if (i < 0 || i >= mxr_op_num_inputs(op, p)) return NULL;
+  if (op->input_names) return op->input_names[i]; /* variadic ops leave it NULL */
+  return i < 10 ? generic[i] : "arg";
+}
+
+const char *mxr_op_aux_name(const mxr_op *op, const mxr_op_params *p, int i) {
+  (void)p;
+  return i >= 0 && i < op->naux && op->aux_names ? op->aux_names[i] : NULL;
+}
+
+/* ------------------------------------------------------------ inference */
+
+int mxr__shape_assign(struct mxr_shape *slot, const struct mxr_shape *want, const char *what) {
+  if (!mxr__shape_known(want)) return 0;
+  if (!mxr__shape_known(slot)) {
+    *slot = *want;
+    return 0;
+  }
+  if (mxr_shape_equal(slot, want)) return 0;
+  char a[96], b[96];
+  return mxr_set_error(MXR_EINVAL, "%s: expected shape %s, got %s", what,
+                       mxr_shape_str(want, a, sizeof a), mxr_shape_str(slot, b, sizeof b));
+}
+
+/* Default: every input and output has one shape. */
+static int same_shape(struct mxr_shape *in, int nin, struct mxr_shape *out, int nout) {
+  const struct mxr_shape *known = NULL;
+  for (int i = 0; i < nin && !known; i++)
+    if (mxr__shape_known(&in[i])) known = &in[i];
+  for (int i = 0; i < nout && !known; i++)
+    if (mxr__shape_known(&out[i])) known = &out[i];
+  if (!known) return 0;
+  struct mxr_shape s = *known;
+  char what[32];
+  for (int i = 0; i < nin; i++) {
+    snprintf(what, sizeof what, "input %d", i);
+    int st = mxr__shape_assign(&in[i], &s, what);
+    if (st) return st;
+  }
+  for (int i = 0; i < nout; i++) {
+    snprintf(what, sizeof what, "output %d", i);
+    int st = mxr__shape_assign(&out[i], &s, what);
+    if (st) return st;
+  }
+  return 0;
+}
+
+int mxr__op_infer_shape(const mxr_op *op, const mxr_op_params *p, struct mxr_shape *in, int nin,
+                        struct mxr_shape *out, int nout, struct mxr_shape *aux, int naux) {
+  int st = op->infer_shape ? op->infer_shape(params_of(p), in, nin, out, nout, aux, naux)
+                           : same_shape(in, nin, out, nout);
+  if (st) {
+    char msg[MXR_ERROR_MAX];
+    snprintf(msg, sizeof msg, "%s", mxr_last_error());
+    if (strncmp(msg, op->name, strlen(op->name)) != 0)
+      return mxr_set_error(st, "%s: %s", op->name, msg);
+  }
+  return st;
+}
+
+/* Default: one dtype everywhere, the first known. */
+int mxr__op_infer_type(const mxr_op *op, const mxr_op_params *p, int *in, int nin, int *out,
+                       int nout, int *aux, int naux) {
+  if (op->infer_type) return op->infer_type(params_of(p), in, nin, out, nout, aux, naux);
+  int dt = -1;
+  for (int i = 0; i < nin && dt < 0; i++) dt = in[i];
+  for (int i = 0; i < nout && dt < 0; i++) dt = out[i];
+  for (int i = 0; i < naux && dt < 0; i++) dt = aux[i];
+  if (dt < 0) return 0;
+  int *all[3] = {in, out, aux};
+  int counts[3] = {nin, nout, naux};
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < counts[k]; i++) {
+      if (all[k][i] >= 0 && all[k][i] != dt)
+        return mxr_set_error(MXR_EINVAL, "%s: dtypes disagree (%s and %s)", op->name,
+                             mxr_dtype_name(dt), mxr_dtype_name(all[k][i]) ? mxr_dtype_name(all[k][i]) : "?");
+      all[k][i] = dt;
+    }
+  return 0;
+}
+
+/* ------------------------------------------------------------- compute */
+
+static bool supports(const mxr_op *op, int dtype) {
+  unsigned mask = op->dtypes ? op->dtypes : 1u << MXR_FLOAT32;
+  return dtype >= 0 && dtype < 32 && (mask & (1u << dtype));
+}
+
+int mxr__op_forward_cpu(const mxr_op *op, const mxr_op_params *p, const struct mxr_op_ctx *ctx,
+                        const struct mxr_tensor *in, int nin, const int *req,
+                        struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  if (!op->forward_cpu) return mxr_set_error(MXR_ENOTFOUND, "%s has no CPU kernel", op->name);
+  for (int i = 0; i < nin; i++)
+    if (!supports(op, in[i].dtype))
+      return mxr_set_error(MXR_EINVAL, "%s: dtype %s is not supported", op->name,
+                           mxr_dtype_name(in[i].dtype) ? mxr_dtype_name(in[i].dtype) : "?");
+  return op->forward_cpu(ctx, params_of(p), in, nin, req, out, nout, aux, naux);
+}

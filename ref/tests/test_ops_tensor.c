@@ -1,0 +1,2 @@
+#include "check_tap.h"
+int main(void) { return mxr_test_skip_all("the tensor ops are being written"); }
