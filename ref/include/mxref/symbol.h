@@ -1,0 +1,72 @@
+/*
+ * mxref/symbol.h: symbolic graphs (MXNet's Symbol).
+ *
+ * A symbol is a set of outputs of a graph of nodes; a node is a variable or
+ * an op with its parameters.  Symbols are values: composing copies the
+ * argument symbols' nodes into the composed one (shared nodes stay shared:
+ * every node has an identity that copies keep).
+ *
+ * Ownership: every function returning a symbol returns a new one that the
+ * caller frees with mxr_symbol_free().  String arrays returned by the list
+ * functions belong to the symbol and stay valid until the symbol is freed
+ * or changed (composed).  mxr_symbol_to_json() returns a malloc'd string the
+ * caller frees with free().
+ */
+#ifndef MXREF_SYMBOL_H
+#define MXREF_SYMBOL_H
+
+#include "mxref/base.h"
+#include "mxref/op.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mxr_symbol mxr_symbol;
+
+/* A variable (an argument or aux state once composed). */
+int mxr_symbol_variable(const char *name, mxr_symbol **out);
+
+/* An op node whose inputs are not bound yet (MXSymbolCreateAtomicSymbol).
+ * The params are copied. */
+int mxr_symbol_atomic(const mxr_op *op, const mxr_op_params *params, mxr_symbol **out);
+
+/* Bind an atomic symbol's inputs (MXSymbolCompose), in place.  `keys` NULL:
+ * args are positional; otherwise keys[i] names the input (e.g. "data",
+ * "weight").  Inputs left unbound become new variables named
+ * "<name>_<input name>" (aux states too).  `name` names the op node; NULL
+ * gives "<op lower-case><counter>" as MXNet's name manager does. */
+int mxr_symbol_compose(mxr_symbol *sym, const char *name, int num_args, const char *const *keys,
+                       mxr_symbol *const *args);
+
+int mxr_symbol_copy(const mxr_symbol *sym, mxr_symbol **out);
+
+/* A symbol with the outputs of all the given symbols (MXSymbolCreateGroup). */
+int mxr_symbol_group(int num, mxr_symbol *const *syms, mxr_symbol **out);
+
+void mxr_symbol_free(mxr_symbol *sym);
+
+/* Names, in MXNet's order: arguments (variables that are not aux states, in
+ * depth-first order of first use), outputs ("<node>_output", or
+ * "<node>_<i>" style names for several outputs), aux states. */
+int mxr_symbol_list_arguments(const mxr_symbol *sym, int *num, const char *const **names);
+int mxr_symbol_list_outputs(const mxr_symbol *sym, int *num, const char *const **names);
+int mxr_symbol_list_auxiliary_states(const mxr_symbol *sym, int *num, const char *const **names);
+
+/* Shape inference from known argument shapes (by name; others unknown).
+ * On success fills the arrays (sized by the list_* counts; ndim -1 where
+ * still unknown) and *complete = 1 when every shape is known.  A
+ * contradiction fails with MXR_EINVAL naming the node. */
+int mxr_symbol_infer_shape(const mxr_symbol *sym, int num_known, const char *const *names,
+                           const struct mxr_shape *shapes, struct mxr_shape *arg_shapes,
+                           struct mxr_shape *out_shapes, struct mxr_shape *aux_shapes,
+                           int *complete);
+
+/* MXNet's symbol JSON (as 1.9.1 writes it; legacy variants are read too). */
+int mxr_symbol_from_json(const char *json, mxr_symbol **out);
+int mxr_symbol_to_json(const mxr_symbol *sym, char **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MXREF_SYMBOL_H */

@@ -1,0 +1,193 @@
+/*
+ * Shape and dtype inference over a graph: repeated passes over the nodes in
+ * order, each op's own inference filling what it can (outputs from inputs,
+ * and inputs such as weights from data), until nothing changes.  Shapes
+ * only go from unknown to known, so the loop ends.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph.h"
+
+#define MAX_SLOTS 64
+
+static int node_error(const struct mxr_node *n, int st) {
+  char msg[MXR_ERROR_MAX];
+  snprintf(msg, sizeof msg, "%s", mxr_last_error());
+  return mxr_set_error(st, "Error in operator %s (%s): %s", n->name, mxr_op_name(n->op), msg);
+}
+
+/* One node: gather its input shapes, infer, scatter back.  *changed is set
+ * when anything became known. */
+static int infer_node_shapes(const mxr_symbol *s, int i, struct mxr_shape **shapes, bool *changed) {
+  const struct mxr_node *n = &s->nodes[i];
+  int nin = mxr__node_num_inputs(n), naux = mxr__node_num_aux(n), nout = mxr__node_num_outputs(n);
+  if (n->nin > MAX_SLOTS || nout > MAX_SLOTS)
+    return mxr_set_error(MXR_EINVAL, "Error in operator %s: too many inputs or outputs", n->name);
+  struct mxr_shape in[MAX_SLOTS], out[MAX_SLOTS];
+  for (int k = 0; k < n->nin; k++) {
+    const struct mxr_entry *e = &n->inputs[k];
+    in[k] = e->node >= 0 ? shapes[e->node][e->index] : (struct mxr_shape){-1, {0}};
+  }
+  for (int k = 0; k < nout; k++) out[k] = shapes[i][k];
+  int st = mxr__op_infer_shape(n->op, n->params, in, nin, out, nout, in + nin, naux);
+  if (st) return node_error(n, st);
+  for (int k = 0; k < n->nin; k++) {
+    const struct mxr_entry *e = &n->inputs[k];
+    if (e->node < 0) continue;
+    struct mxr_shape *slot = &shapes[e->node][e->index];
+    if (!mxr__shape_known(slot) && mxr__shape_known(&in[k])) {
+      *slot = in[k];
+      *changed = true;
+    }
+  }
+  for (int k = 0; k < nout; k++)
+    if (!mxr__shape_known(&shapes[i][k]) && mxr__shape_known(&out[k])) {
+      shapes[i][k] = out[k];
+      *changed = true;
+    }
+  return 0;
+}
+
+int mxr__graph_infer_shapes(const mxr_symbol *s, struct mxr_shape **shapes) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int i = 0; i < s->num_nodes; i++) {
+      if (mxr__node_is_var(&s->nodes[i])) continue;
+      int st = infer_node_shapes(s, i, shapes, &changed);
+      if (st) return st;
+    }
+  }
+  return 0;
+}
+
+static int infer_node_types(const mxr_symbol *s, int i, int **dtypes, bool *changed) {
+  const struct mxr_node *n = &s->nodes[i];
+  int nin = mxr__node_num_inputs(n), naux = mxr__node_num_aux(n), nout = mxr__node_num_outputs(n);
+  if (n->nin > MAX_SLOTS || nout > MAX_SLOTS)
+    return mxr_set_error(MXR_EINVAL, "Error in operator %s: too many inputs or outputs", n->name);
+  int in[MAX_SLOTS], out[MAX_SLOTS];
+  for (int k = 0; k < n->nin; k++) {
+    const struct mxr_entry *e = &n->inputs[k];
+    in[k] = e->node >= 0 ? dtypes[e->node][e->index] : -1;
+  }
+  for (int k = 0; k < nout; k++) out[k] = dtypes[i][k];
+  int st = mxr__op_infer_type(n->op, n->params, in, nin, out, nout, in + nin, naux);
+  if (st) return node_error(n, st);
+  for (int k = 0; k < n->nin; k++) {
+    const struct mxr_entry *e = &n->inputs[k];
+    if (e->node >= 0 && dtypes[e->node][e->index] < 0 && in[k] >= 0) {
+      dtypes[e->node][e->index] = in[k];
+      *changed = true;
+    }
+  }
+  for (int k = 0; k < nout; k++)
+    if (dtypes[i][k] < 0 && out[k] >= 0) {
+      dtypes[i][k] = out[k];
+      *changed = true;
+    }
+  return 0;
+}
+
+int mxr__graph_infer_types(const mxr_symbol *s, int **dtypes) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int i = 0; i < s->num_nodes; i++) {
+      if (mxr__node_is_var(&s->nodes[i])) continue;
+      int st = infer_node_types(s, i, dtypes, &changed);
+      if (st) return st;
+    }
+  }
+  return 0;
+}
+
+/* ------------------------------------------------- public shape query */
+
+/* Parse a variable's __shape__ attribute ("(2,3)") if it has one. */
+static void preset_from_attr(const struct mxr_node *n, struct mxr_shape *slot) {
+  const char *text = mxr__node_attr(n, "__shape__");
+  if (!text) return;
+  const char *p = strchr(text, '(');
+  if (!p) return;
+  struct mxr_shape s = {0, {0}};
+  for (p++; *p && *p != ')' && s.ndim < MXR_MAX_NDIM;) {
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    if (end == p) break;
+    s.dim[s.ndim++] = v;
+    p = end;
+    while (*p == ',' || *p == ' ') p++;
+  }
+  bool any_unknown = false; /* MXNet uses 0 for "unknown" in __shape__ */
+  for (int d = 0; d < s.ndim; d++) any_unknown |= s.dim[d] <= 0;
+  if (!any_unknown) *slot = s;
+}
+
+static struct mxr_shape **alloc_shapes(const mxr_symbol *s) {
+  struct mxr_shape **shapes = calloc((size_t)s->num_nodes + 1, sizeof *shapes);
+  if (!shapes) return NULL;
+  for (int i = 0; i < s->num_nodes; i++) {
+    int nout = mxr__node_num_outputs(&s->nodes[i]);
+    shapes[i] = malloc((size_t)(nout > 0 ? nout : 1) * sizeof **shapes);
+    if (!shapes[i]) {
+      for (int k = 0; k < i; k++) free(shapes[k]);
+      free(shapes);
+      return NULL;
+    }
+    for (int k = 0; k < nout; k++) shapes[i][k].ndim = -1;
+  }
+  return shapes;
+}
+
+static void free_shapes(const mxr_symbol *s, struct mxr_shape **shapes) {
+  for (int i = 0; shapes && i < s->num_nodes; i++) free(shapes[i]);
+  free(shapes);
+}
+
+static int preset_known(const mxr_symbol *s, struct mxr_shape **shapes, int num_known,
+                        const char *const *names, const struct mxr_shape *known) {
+  for (int i = 0; i < s->num_nodes; i++)
+    if (mxr__node_is_var(&s->nodes[i])) preset_from_attr(&s->nodes[i], &shapes[i][0]);
+  for (int k = 0; k < num_known; k++) {
+    bool found = false;
+    for (int i = 0; i < s->num_nodes && !found; i++)
+      if (mxr__node_is_var(&s->nodes[i]) && strcmp(s->nodes[i].name, names[k]) == 0) {
+        shapes[i][0] = known[k];
+        found = true;
+      }
+    if (!found) return mxr_set_error(MXR_EINVAL, "infer_shape: the symbol has no argument named '%s'", names[k]);
+  }
+  return 0;
+}
+
+int mxr_symbol_infer_shape(const mxr_symbol *s, int num_known, const char *const *names,
+                           const struct mxr_shape *known, struct mxr_shape *arg_shapes,
+                           struct mxr_shape *out_shapes, struct mxr_shape *aux_shapes,
+                           int *complete) {
+  if (!s || (num_known > 0 && (!names || !known)) || !arg_shapes || !out_shapes || !aux_shapes || !complete)
+    return mxr_set_error(MXR_EINVAL, "mxr_symbol_infer_shape: NULL argument");
+  struct mxr_shape **shapes = alloc_shapes(s);
+  if (!shapes) return mxr_set_error(MXR_ENOMEM, "infer_shape: out of memory");
+  int st = preset_known(s, shapes, num_known, names, known);
+  if (!st) st = mxr__graph_infer_shapes(s, shapes);
+  if (st) {
+    free_shapes(s, shapes);
+    return st;
+  }
+  int na = 0, nx = 0;
+  *complete = 1;
+  for (int i = 0; i < s->num_nodes; i++) {
+    if (!mxr__node_is_var(&s->nodes[i])) continue;
+    struct mxr_shape sh = shapes[i][0];
+    *complete &= sh.ndim >= 0;
+    if (mxr__symbol_var_is_aux(s, i)) aux_shapes[nx++] = sh;
+    else arg_shapes[na++] = sh;
+  }
+  for (int h = 0; h < s->num_heads; h++) {
+    out_shapes[h] = shapes[s->heads[h].node][s->heads[h].index];
+    *complete &= out_shapes[h].ndim >= 0;
+  }
+  free_shapes(s, shapes);
+  return 0;
+}
