@@ -188,6 +188,8 @@ struct mxr_op {
   const char *backward; /* backward op's name, or NULL: no gradient */
   unsigned grad_flags;  /* enum mxr_grad_flags */
   bool ignores_out_grad; /* loss ops: head gradient is not used */
+  bool grad_passthrough; /* each input's gradient is the output's gradient
+                            itself, with no backward node (add_n) */
 
   struct mxr_inplace inplace[4];
   int num_inplace;

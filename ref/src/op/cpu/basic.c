@@ -315,6 +315,91 @@ static const struct mxr_op op_ones = {
     .forward_cpu = ones_forward,
 };
 
+/* ---------------------------------------------------- add_n, zeros_like */
+
+/* add_n sums its inputs; the gradient pass uses it to add up the gradient
+ * contributions of a value used more than once, as MXNet does. */
+struct add_n_params {
+  int num_args;
+};
+
+static const struct mxr_param_field add_n_fields[] = {
+    {"num_args", MXR_PARAM_INT, offsetof(struct add_n_params, num_args), NULL, NULL},
+};
+
+static int add_n_check(const char *opname, void *params) {
+  int n = ((struct add_n_params *)params)->num_args;
+  if (n < 1) return mxr_set_error(MXR_EINVAL, "%s: num_args must be >= 1, got %d", opname, n);
+  return 0;
+}
+
+static int add_n_nin(const void *params) { return ((const struct add_n_params *)params)->num_args; }
+
+static int add_n_forward(const struct mxr_op_ctx *ctx, const void *params,
+                         const struct mxr_tensor *in, int nin, const int *req,
+                         struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  (void)ctx;
+  (void)params;
+  (void)nout;
+  (void)aux;
+  (void)naux;
+  if (req[0] == MXR_REQ_NULL) return 0;
+  int64_t n = mxr_tensor_size(&out[0]);
+  if (out[0].dtype == MXR_FLOAT32) {
+    float *y = out[0].data;
+    for (int64_t j = 0; j < n; j++) {
+      float acc = 0;
+      for (int i = 0; i < nin; i++) acc += ((const float *)in[i].data)[j];
+      MXR_ASSIGN(req[0], &y[j], acc);
+    }
+  } else {
+    double *y = out[0].data;
+    for (int64_t j = 0; j < n; j++) {
+      double acc = 0;
+      for (int i = 0; i < nin; i++) acc += ((const double *)in[i].data)[j];
+      MXR_ASSIGN(req[0], &y[j], acc);
+    }
+  }
+  return 0;
+}
+
+static const struct mxr_op op_add_n = {
+    .name = "add_n",
+    .aliases = {"ElementWiseSum", NULL},
+    .fields = add_n_fields,
+    .num_fields = 1,
+    .params_size = sizeof(struct add_n_params),
+    .check = add_n_check,
+    .get_nin = add_n_nin,
+    .nout = 1,
+    .dtypes = (1u << MXR_FLOAT32) | (1u << MXR_FLOAT64),
+    .forward_cpu = add_n_forward,
+    .grad_passthrough = true,
+    .inplace = {{0, 0}},
+    .num_inplace = 1,
+};
+
+static const struct mxr_op op_zeros_like = {
+    .name = "zeros_like",
+    .aliases = {NULL},
+    .nin = 1,
+    .nout = 1,
+    .input_names = data_input,
+    .dtypes = INIT_DTYPES,
+    .forward_cpu = zeros_forward,
+};
+
+static const struct mxr_op op_ones_like = {
+    .name = "ones_like",
+    .aliases = {NULL},
+    .nin = 1,
+    .nout = 1,
+    .input_names = data_input,
+    .dtypes = INIT_DTYPES,
+    .forward_cpu = ones_forward,
+};
+
 const struct mxr_op *const mxr__ops_basic[] = {
-    &op_reverse, &op_backward_reverse, &op_copy, &op_backward_copy, &op_zeros, &op_ones, NULL,
+    &op_reverse, &op_backward_reverse, &op_copy,       &op_backward_copy, &op_zeros,
+    &op_ones,    &op_add_n,            &op_zeros_like, &op_ones_like,     NULL,
 };

@@ -1,0 +1,561 @@
+/*
+ * The graph executor: bind (plan everything), forward, backward, free.
+ * See executor_internal.h for the plan's layout.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "executor/executor_internal.h"
+#include "mxref/config.h"
+
+static int oom(void) { return mxr_set_error(MXR_ENOMEM, "executor: out of memory"); }
+
+int mxr_exec_opts_from_config(struct mxr_exec_opts *o) {
+  if (!o) return mxr_set_error(MXR_EINVAL, "mxr_exec_opts_from_config: NULL argument");
+  int rc = mxr_config_status();
+  if (rc) return rc;
+  const struct mxr_config *c = mxr_config_get();
+  memset(o, 0, sizeof *o);
+  o->bulk_train = c->exec_bulk_exec_train;
+  o->bulk_inference = c->exec_bulk_exec_inference;
+  o->max_node_train_fwd = c->exec_bulk_exec_max_node_train_fwd;
+  o->max_node_train_bwd = c->exec_bulk_exec_max_node_train_bwd;
+  return 0;
+}
+
+/* ------------------------------------------------------------- checks */
+
+static int check_bind_args(const mxr_symbol *sym, struct mxr_context ctx, int num_args,
+                           mxr_ndarray *const *args, mxr_ndarray *const *grads,
+                           const int *grad_req, int num_aux, mxr_ndarray *const *aux) {
+  int n_args, n_aux;
+  const char *const *arg_names, *const *aux_names;
+  int rc = mxr_symbol_list_arguments(sym, &n_args, &arg_names);
+  if (!rc) rc = mxr_symbol_list_auxiliary_states(sym, &n_aux, &aux_names);
+  if (rc) return rc;
+  if (!mxr_context_is_cpu(ctx))
+    return mxr_set_error(MXR_ENODEV, "bind: GPU execution is not available in this build yet");
+  if (num_args != n_args)
+    return mxr_set_error(MXR_EINVAL, "bind: the symbol has %d arguments, %d arrays were given", n_args, num_args);
+  if (num_aux != n_aux)
+    return mxr_set_error(MXR_EINVAL, "bind: the symbol has %d aux states, %d arrays were given", n_aux, num_aux);
+  for (int a = 0; a < num_args; a++) {
+    if (!args || !args[a] || mxr_ndarray_is_none(args[a]))
+      return mxr_set_error(MXR_EINVAL, "bind: no array for argument '%s'", arg_names[a]);
+    int req = grad_req ? grad_req[a] : MXR_GRAD_NULL;
+    if (req != MXR_GRAD_NULL && req != MXR_GRAD_WRITE && req != MXR_GRAD_ADD)
+      return mxr_set_error(MXR_EINVAL, "bind: grad_req %d for '%s' is not null (0), write (1) or add (3)",
+                           req, arg_names[a]);
+    if (req != MXR_GRAD_NULL && (!grads || !grads[a] || mxr_ndarray_is_none(grads[a])))
+      return mxr_set_error(MXR_EINVAL, "bind: argument '%s' asks for a gradient but has no gradient array",
+                           arg_names[a]);
+  }
+  for (int a = 0; a < num_aux; a++)
+    if (!aux || !aux[a] || mxr_ndarray_is_none(aux[a]))
+      return mxr_set_error(MXR_EINVAL, "bind: no array for aux state '%s'", aux_names[a]);
+  return 0;
+}
+
+/* ------------------------------------------------------ shapes, dtypes */
+
+static struct mxr_shape array_shape(mxr_ndarray *a) {
+  struct mxr_shape s = {mxr_ndarray_ndim(a), {0}};
+  for (int d = 0; d < s.ndim; d++) s.dim[d] = mxr_ndarray_shape(a)[d];
+  return s;
+}
+
+struct plan_info {
+  struct mxr_shape **shapes;
+  int **dtypes;
+};
+
+static void free_info(const mxr_symbol *g, struct plan_info *pi) {
+  for (int i = 0; i < g->num_nodes; i++) {
+    if (pi->shapes) free(pi->shapes[i]);
+    if (pi->dtypes) free(pi->dtypes[i]);
+  }
+  free(pi->shapes);
+  free(pi->dtypes);
+}
+
+static int alloc_info(const mxr_symbol *g, struct plan_info *pi) {
+  pi->shapes = calloc((size_t)g->num_nodes + 1, sizeof *pi->shapes);
+  pi->dtypes = calloc((size_t)g->num_nodes + 1, sizeof *pi->dtypes);
+  if (!pi->shapes || !pi->dtypes) return oom();
+  for (int i = 0; i < g->num_nodes; i++) {
+    int n = mxr__node_num_outputs(&g->nodes[i]);
+    pi->shapes[i] = malloc((size_t)(n > 0 ? n : 1) * sizeof **pi->shapes);
+    pi->dtypes[i] = malloc((size_t)(n > 0 ? n : 1) * sizeof **pi->dtypes);
+    if (!pi->shapes[i] || !pi->dtypes[i]) return oom();
+    for (int k = 0; k < n; k++) {
+      pi->shapes[i][k].ndim = -1;
+      pi->dtypes[i][k] = -1;
+    }
+  }
+  return 0;
+}
+
+static int infer_all(const struct full_graph *fg, mxr_ndarray *const *args, mxr_ndarray *const *aux,
+                     struct plan_info *pi) {
+  const mxr_symbol *g = fg->g;
+  for (int a = 0; a < fg->num_args; a++) {
+    pi->shapes[fg->arg_nodes[a]][0] = array_shape(args[a]);
+    pi->dtypes[fg->arg_nodes[a]][0] = mxr_ndarray_dtype(args[a]);
+  }
+  for (int a = 0; a < fg->num_aux; a++) {
+    pi->shapes[fg->aux_nodes[a]][0] = array_shape(aux[a]);
+    pi->dtypes[fg->aux_nodes[a]][0] = mxr_ndarray_dtype(aux[a]);
+  }
+  int rc = mxr__graph_infer_shapes(g, pi->shapes);
+  if (!rc) rc = mxr__graph_infer_types(g, pi->dtypes);
+  /* head gradients take their heads' shapes and dtypes */
+  for (int h = 0; !rc && fg->head_grad_nodes && h < g->num_heads; h++) {
+    const struct mxr_entry *e = &g->heads[h];
+    pi->shapes[fg->head_grad_nodes[h]][0] = pi->shapes[e->node][e->index];
+    pi->dtypes[fg->head_grad_nodes[h]][0] = pi->dtypes[e->node][e->index];
+  }
+  if (!rc && fg->head_grad_nodes) rc = mxr__graph_infer_shapes(g, pi->shapes);
+  if (!rc && fg->head_grad_nodes) rc = mxr__graph_infer_types(g, pi->dtypes);
+  for (int i = 0; !rc && i < g->num_nodes; i++)
+    for (int k = 0; k < mxr__node_num_outputs(&g->nodes[i]) && !rc; k++)
+      if (pi->shapes[i][k].ndim < 0 || pi->dtypes[i][k] < 0)
+        rc = mxr_set_error(MXR_EINVAL, "bind: cannot infer the %s of output %d of node %s",
+                           pi->shapes[i][k].ndim < 0 ? "shape" : "dtype", k, g->nodes[i].name);
+  return rc;
+}
+
+/* -------------------------------------------------------------- values */
+
+static bool value_is_read(const mxr_symbol *g, int node, int k) {
+  for (int i = 0; i < g->num_nodes; i++)
+    for (int j = 0; j < g->nodes[i].nin; j++)
+      if (g->nodes[i].inputs[j].node == node && g->nodes[i].inputs[j].index == k) return true;
+  for (int h = 0; h < g->num_heads; h++)
+    if (g->heads[h].node == node && g->heads[h].index == k) return true;
+  return false;
+}
+
+/* Place every value in an array: bound arrays for arguments, aux states and
+ * gradients; new arrays for everything else. */
+static int make_values(struct mxr_executor *e, mxr_ndarray *const *args, mxr_ndarray *const *grads,
+                       mxr_ndarray *const *aux, const struct plan_info *pi) {
+  const mxr_symbol *g = e->fg.g;
+  e->row = malloc((size_t)(g->num_nodes + 1) * sizeof *e->row);
+  if (!e->row) return oom();
+  for (int i = 0; i < g->num_nodes; i++) {
+    e->row[i] = e->num_values;
+    e->num_values += mxr__node_num_outputs(&g->nodes[i]);
+  }
+  e->values = calloc((size_t)e->num_values + 1, sizeof *e->values);
+  e->owned = calloc((size_t)e->num_values + 1, sizeof *e->owned);
+  if (!e->values || !e->owned) return oom();
+  for (int a = 0; a < e->fg.num_args; a++) {
+    e->values[e->row[e->fg.arg_nodes[a]]] = mxr_ndarray_retain(args[a]);
+    if (e->fg.arg_grads && e->fg.arg_grads[a].node >= 0)
+      e->values[e->row[e->fg.arg_grads[a].node] + e->fg.arg_grads[a].index] = mxr_ndarray_retain(grads[a]);
+  }
+  for (int a = 0; a < e->fg.num_aux; a++) e->values[e->row[e->fg.aux_nodes[a]]] = mxr_ndarray_retain(aux[a]);
+  for (int i = 0; i < g->num_nodes; i++)
+    for (int k = 0; k < mxr__node_num_outputs(&g->nodes[i]); k++) {
+      int v = e->row[i] + k;
+      if (e->values[v]) continue;
+      const struct mxr_shape *s = &pi->shapes[i][k];
+      int rc = mxr_ndarray_create(e->eng, s->dim, s->ndim, e->ctx, pi->dtypes[i][k], 0, &e->values[v]);
+      if (rc) return rc;
+      e->owned[v] = true;
+    }
+  return 0;
+}
+
+/* ---------------------------------------------------------- node plans */
+
+static struct mxr_tensor tensor_of(mxr_ndarray *a) {
+  struct mxr_tensor t = {mxr_ndarray_data(a), array_shape(a), mxr_ndarray_dtype(a)};
+  return t;
+}
+
+static int grad_req_of(const struct mxr_executor *e, int v, const int *grad_req) {
+  for (int a = 0; e->fg.arg_grads && a < e->fg.num_args; a++) {
+    const struct mxr_entry *ge = &e->fg.arg_grads[a];
+    if (ge->node >= 0 && e->row[ge->node] + ge->index == v) return grad_req[a];
+  }
+  return -1;
+}
+
+static int plan_vars(struct exec_node *n, const struct mxr_node *gn, struct mxr_executor *e) {
+  int nin = n->nin, total_in = gn->nin;
+  n->reads = malloc((size_t)(total_in + 1) * sizeof *n->reads);
+  n->writes = malloc((size_t)(n->nout + n->naux + n->op->num_mutate_inputs + 1) * sizeof *n->writes);
+  if (!n->reads || !n->writes) return oom();
+  for (int k = 0; k < n->nout; k++) n->writes[n->nwrites++] = mxr_ndarray_var(e->values[e->row[(int)(n - e->nodes)] + k]);
+  for (int k = 0; k < n->naux; k++) {
+    const struct mxr_entry *in = &gn->inputs[nin + k];
+    n->writes[n->nwrites++] = mxr_ndarray_var(e->values[e->row[in->node] + in->index]);
+  }
+  for (int m = 0; m < n->op->num_mutate_inputs; m++) {
+    const struct mxr_entry *in = &gn->inputs[n->op->mutate_inputs[m]];
+    n->writes[n->nwrites++] = mxr_ndarray_var(e->values[e->row[in->node] + in->index]);
+  }
+  for (int k = 0; k < nin; k++) {
+    const struct mxr_entry *in = &gn->inputs[k];
+    mxr_var *v = mxr_ndarray_var(e->values[e->row[in->node] + in->index]);
+    bool dup = false;
+    for (int w = 0; w < n->nwrites && !dup; w++) dup = n->writes[w] == v;
+    for (int r = 0; r < n->nreads && !dup; r++) dup = n->reads[r] == v;
+    if (!dup) n->reads[n->nreads++] = v;
+  }
+  return 0;
+}
+
+static int plan_node(struct mxr_executor *e, int i, const int *grad_req, struct mxr_tensor **pool) {
+  const struct mxr_node *gn = &e->fg.g->nodes[i];
+  struct exec_node *n = &e->nodes[i];
+  n->name = gn->name;
+  n->seed = gn->uid * 0x9e3779b97f4a7c15ull;
+  if (mxr__node_is_var(gn)) return 0;
+  n->op = gn->op;
+  n->params = mxr__op_params_struct(gn->params);
+  n->nin = mxr__node_num_inputs(gn);
+  n->naux = mxr__node_num_aux(gn);
+  n->nout = mxr__node_num_outputs(gn);
+  if (!n->op->forward_cpu)
+    return mxr_set_error(MXR_ENOTFOUND, "bind: operator %s (node %s) has no CPU kernel", n->op->name, gn->name);
+  n->in = *pool;
+  n->out = n->in + n->nin;
+  n->aux = n->out + n->nout;
+  *pool = n->aux + n->naux;
+  n->req = malloc((size_t)(n->nout + 1) * sizeof *n->req);
+  if (!n->req) return oom();
+  struct mxr_shape in_shapes[64];
+  for (int k = 0; k < n->nin + n->naux; k++) {
+    const struct mxr_entry *in = &gn->inputs[k];
+    struct mxr_tensor t = tensor_of(e->values[e->row[in->node] + in->index]);
+    if (k < n->nin) n->in[k] = t;
+    else n->aux[k - n->nin] = t;
+    if (k < 64) in_shapes[k] = t.shape;
+  }
+  for (int k = 0; k < n->nout; k++) {
+    int v = e->row[i] + k;
+    n->out[k] = tensor_of(e->values[v]);
+    int req = grad_req_of(e, v, grad_req);
+    n->req[k] = req >= 0 ? req : value_is_read(e->fg.g, i, k) ? MXR_REQ_WRITE : MXR_REQ_NULL;
+  }
+  if (n->op->workspace_bytes) {
+    n->workspace_size = n->op->workspace_bytes(n->params, in_shapes, n->nin < 64 ? n->nin : 64);
+    if (n->workspace_size && !(n->workspace = malloc(n->workspace_size))) return oom();
+  }
+  return plan_vars(n, gn, e);
+}
+
+static int plan_nodes(struct mxr_executor *e, const int *grad_req) {
+  int slots = 0;
+  for (int i = 0; i < e->num_nodes; i++) {
+    const struct mxr_node *gn = &e->fg.g->nodes[i];
+    slots += gn->nin + mxr__node_num_outputs(gn);
+  }
+  e->nodes = calloc((size_t)e->num_nodes + 1, sizeof *e->nodes);
+  e->tensors = calloc((size_t)slots + 1, sizeof *e->tensors);
+  e->node_calls = calloc(2 * (size_t)e->num_nodes + 1, sizeof *e->node_calls);
+  if (!e->nodes || !e->tensors || !e->node_calls) return oom();
+  struct mxr_tensor *pool = e->tensors;
+  for (int i = 0; i < e->num_nodes; i++) {
+    int rc = plan_node(e, i, grad_req, &pool);
+    if (rc) return rc;
+    for (int t = 0; t < 2; t++) e->node_calls[2 * i + t] = (struct exec_call){e, i, i + 1, t == 1};
+  }
+  return 0;
+}
+
+/* The engine ops of the pass over [from, to): sizes and names. */
+static int plan_pass(struct mxr_executor *e, int pass, int from, int to) {
+  int cap = to - from + 1;
+  e->pass_sizes[pass] = malloc((size_t)cap * sizeof(int));
+  e->pass_names[pass] = malloc((size_t)cap * sizeof(char *));
+  if (!e->pass_sizes[pass] || !e->pass_names[pass]) return oom();
+  int n = 0;
+  for (int i = from; i < to; i++) {
+    struct exec_segment *s = e->seg_at[i];
+    if (s && s->end <= to) {
+      e->pass_sizes[pass][n] = s->num_ops;
+      e->pass_names[pass][n++] = s->name;
+      i = s->end - 1;
+    } else if (e->nodes[i].op) {
+      e->pass_sizes[pass][n] = 1;
+      e->pass_names[pass][n++] = mxr_op_name(e->nodes[i].op);
+    }
+  }
+  e->pass_len[pass] = n;
+  return 0;
+}
+
+static int init_head_grads(struct mxr_executor *e) {
+  if (!e->fg.head_grad_nodes) return 0;
+  e->head_grads = calloc((size_t)e->num_heads + 1, sizeof *e->head_grads);
+  if (!e->head_grads) return oom();
+  for (int h = 0; h < e->num_heads; h++) {
+    mxr_ndarray *a = e->values[e->row[e->fg.head_grad_nodes[h]]];
+    e->head_grads[h] = a;
+    int64_t n = mxr_ndarray_size(a);
+    size_t bytes = (size_t)n * mxr_dtype_size(mxr_ndarray_dtype(a));
+    void *ones = malloc(bytes ? bytes : 1);
+    if (!ones) return oom();
+    for (int64_t j = 0; j < n; j++) {
+      if (mxr_ndarray_dtype(a) == MXR_FLOAT64) ((double *)ones)[j] = 1.0;
+      else ((float *)ones)[j] = 1.0f;
+    }
+    int rc = mxr_ndarray_sync_copy_from_cpu(a, ones, (size_t)n);
+    free(ones);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+static int init_outputs(struct mxr_executor *e) {
+  const mxr_symbol *g = e->fg.g;
+  e->num_heads = e->num_outputs = g->num_heads;
+  e->outputs = calloc((size_t)g->num_heads + 1, sizeof *e->outputs);
+  if (!e->outputs) return oom();
+  for (int h = 0; h < g->num_heads; h++) e->outputs[h] = e->values[e->row[g->heads[h].node] + g->heads[h].index];
+  return 0;
+}
+
+static void destroy(void *param);
+
+static int bind_plan(struct mxr_executor *e, const mxr_symbol *sym, mxr_ndarray *const *args,
+                     mxr_ndarray *const *grads, const int *grad_req, mxr_ndarray *const *aux) {
+  int rc = mxr__gradient_graph(sym, grad_req, &e->fg);
+  if (rc) return rc;
+  e->num_nodes = e->fg.g->num_nodes;
+  e->has_backward = e->fg.head_grad_nodes != NULL;
+  struct plan_info pi = {0};
+  rc = alloc_info(e->fg.g, &pi);
+  if (!rc) rc = infer_all(&e->fg, args, aux, &pi);
+  if (!rc) rc = make_values(e, args, grads, aux, &pi);
+  free_info(e->fg.g, &pi);
+  if (!rc) rc = plan_nodes(e, grad_req);
+  if (!rc) rc = mxr__exec_make_segments(e);
+  if (!rc) rc = plan_pass(e, 0, 0, e->fg.num_fwd);
+  if (!rc) rc = plan_pass(e, 1, e->fg.num_fwd, e->num_nodes);
+  if (!rc) rc = init_outputs(e);
+  if (!rc) rc = init_head_grads(e);
+  return rc;
+}
+
+int mxr_executor_bind(const mxr_symbol *sym, struct mxr_context ctx, int num_args,
+                      mxr_ndarray *const *args, mxr_ndarray *const *grads, const int *grad_req,
+                      int num_aux, mxr_ndarray *const *aux, const struct mxr_exec_opts *opts,
+                      mxr_executor **out) {
+  if (!sym || !out) return mxr_set_error(MXR_EINVAL, "mxr_executor_bind: NULL argument");
+  *out = NULL;
+  int rc = check_bind_args(sym, ctx, num_args, args, grads, grad_req, num_aux, aux);
+  if (rc) return rc;
+  struct mxr_executor *e = calloc(1, sizeof *e);
+  if (!e) return oom();
+  e->ctx = ctx;
+  rc = opts ? (e->opts = *opts, 0) : mxr_exec_opts_from_config(&e->opts);
+  if (!rc) rc = e->opts.engine ? (e->eng = e->opts.engine, 0) : mxr_engine_default(&e->eng);
+  int *no_grads = NULL;
+  if (!rc && !grad_req) {
+    no_grads = calloc((size_t)num_args + 1, sizeof *no_grads);
+    if (!no_grads) rc = oom();
+    grad_req = no_grads;
+  }
+  if (!rc) rc = bind_plan(e, sym, args, grads, grad_req, aux);
+  free(no_grads);
+  if (rc) {
+    char msg[MXR_ERROR_MAX];
+    snprintf(msg, sizeof msg, "%s", mxr_last_error());
+    destroy(e);
+    return mxr_set_error(rc, "%s", msg);
+  }
+  *out = e;
+  return 0;
+}
+
+/* ------------------------------------------------------------- running */
+
+static int push_call(struct mxr_executor *e, struct exec_call *call, const char *name,
+                     mxr_var **reads, int nreads, mxr_var **writes, int nwrites) {
+  struct mxr_push req = {.sync_fn = mxr__exec_run_nodes, .param = call, .ctx = e->ctx,
+                         .const_vars = reads, .num_const = nreads, .mutable_vars = writes,
+                         .num_mutable = nwrites, .prop = MXR_PROP_NORMAL, .name = name,
+                         .profile = MXR_PROFILE_SYMBOLIC};
+  return mxr_engine_push(e->eng, &req);
+}
+
+static int run_range(struct mxr_executor *e, int from, int to, bool is_train) {
+  int t = is_train ? 1 : 0;
+  for (int i = from; i < to; i++) {
+    struct exec_segment *s = e->seg_at[i];
+    int rc = 0;
+    if (s && s->end <= to) {
+      rc = push_call(e, &s->call[t], s->name, s->reads, s->nreads, s->writes, s->nwrites);
+      i = s->end - 1;
+    } else if (e->nodes[i].op) {
+      struct exec_node *n = &e->nodes[i];
+      rc = push_call(e, &e->node_calls[2 * i + t], mxr_op_name(n->op), n->reads, n->nreads,
+                     n->writes, n->nwrites);
+    }
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+int mxr_executor_forward(mxr_executor *e, bool is_train) {
+  if (!e) return mxr_set_error(MXR_EINVAL, "mxr_executor_forward: NULL executor");
+  return run_range(e, 0, e->fg.num_fwd, is_train);
+}
+
+struct copy_param {
+  void *dst;
+  const void *src;
+  size_t bytes;
+};
+
+static int copy_fn(const struct mxr_run_ctx *rctx, void *param) {
+  (void)rctx;
+  struct copy_param *c = param;
+  memcpy(c->dst, c->src, c->bytes);
+  return 0;
+}
+
+/* Copy a head gradient into the executor's array, as an engine op. */
+static int push_head_grad_copy(struct mxr_executor *e, int h, mxr_ndarray *src) {
+  mxr_ndarray *dst = e->head_grads[h];
+  if (mxr_ndarray_size(src) != mxr_ndarray_size(dst) || mxr_ndarray_dtype(src) != mxr_ndarray_dtype(dst) ||
+      mxr_ndarray_ndim(src) != mxr_ndarray_ndim(dst))
+    return mxr_set_error(MXR_EINVAL, "backward: head gradient %d does not match output %d's shape or dtype", h, h);
+  struct copy_param *c = malloc(sizeof *c);
+  if (!c) return oom();
+  c->dst = mxr_ndarray_data(dst);
+  c->src = mxr_ndarray_data(src);
+  c->bytes = (size_t)mxr_ndarray_size(src) * mxr_dtype_size(mxr_ndarray_dtype(src));
+  if (!c->src || !c->dst) {
+    free(c);
+    return mxr_ndarray_size(src) == 0 ? 0 : mxr_set_error(MXR_EINVAL, "backward: head gradient %d has no memory", h);
+  }
+  mxr_var *r = mxr_ndarray_var(src), *w = mxr_ndarray_var(dst);
+  if (r == w) {
+    free(c);
+    return 0;
+  }
+  struct mxr_push req = {.sync_fn = copy_fn, .param = c, .param_free = free, .ctx = e->ctx,
+                         .const_vars = &r, .num_const = 1, .mutable_vars = &w, .num_mutable = 1,
+                         .name = "CopyCPU2CPU", .profile = MXR_PROFILE_SYMBOLIC};
+  return mxr_engine_push(e->eng, &req);
+}
+
+int mxr_executor_backward(mxr_executor *e, int num, mxr_ndarray *const *head_grads) {
+  if (!e) return mxr_set_error(MXR_EINVAL, "mxr_executor_backward: NULL executor");
+  if (!e->has_backward)
+    return mxr_set_error(MXR_ESTATE, "backward: the executor was bound without gradients");
+  if (num != 0 && num != e->num_heads)
+    return mxr_set_error(MXR_EINVAL, "backward: %d head gradients given for %d outputs", num, e->num_heads);
+  for (int h = 0; h < num; h++) {
+    if (!head_grads || !head_grads[h])
+      return mxr_set_error(MXR_EINVAL, "backward: head gradient %d is NULL", h);
+    int rc = push_head_grad_copy(e, h, head_grads[h]);
+    if (rc) return rc;
+  }
+  return run_range(e, e->fg.num_fwd, e->num_nodes, true);
+}
+
+int mxr_executor_outputs(mxr_executor *e, int *num, mxr_ndarray *const **outs) {
+  if (!e || !num || !outs) return mxr_set_error(MXR_EINVAL, "mxr_executor_outputs: NULL argument");
+  *num = e->num_outputs;
+  *outs = e->outputs;
+  return 0;
+}
+
+int mxr_executor_info(const mxr_executor *e, struct mxr_exec_info *out) {
+  if (!e || !out) return mxr_set_error(MXR_EINVAL, "mxr_executor_info: NULL argument");
+  out->num_forward_nodes = e->fg.num_fwd;
+  out->num_nodes = e->num_nodes;
+  out->forward_engine_ops = e->pass_len[0];
+  out->backward_engine_ops = e->pass_len[1];
+  out->num_segments = e->num_segments;
+  return 0;
+}
+
+int mxr_executor_pass_ops(const mxr_executor *e, int pass, int *num, const int **sizes,
+                          const char *const **names) {
+  if (!e || pass < 0 || pass > 1 || !num || !sizes || !names)
+    return mxr_set_error(MXR_EINVAL, "mxr_executor_pass_ops: bad arguments");
+  *num = e->pass_len[pass];
+  *sizes = e->pass_sizes[pass];
+  *names = e->pass_names[pass];
+  return 0;
+}
+
+/* ------------------------------------------------------------ teardown */
+
+static void destroy(void *param) {
+  struct mxr_executor *e = param;
+  for (int v = 0; e->values && v < e->num_values; v++) mxr_ndarray_free(e->values[v]);
+  for (int i = 0; e->nodes && i < e->num_nodes; i++) {
+    free(e->nodes[i].req);
+    free(e->nodes[i].reads);
+    free(e->nodes[i].writes);
+    free(e->nodes[i].workspace);
+  }
+  for (int s = 0; s < e->num_segments; s++) {
+    free(e->segments[s].name);
+    free(e->segments[s].reads);
+    free(e->segments[s].writes);
+  }
+  for (int p = 0; p < 2; p++) {
+    free(e->pass_sizes[p]);
+    free(e->pass_names[p]);
+  }
+  free(e->segments);
+  free(e->seg_at);
+  free(e->nodes);
+  free(e->node_calls);
+  free(e->tensors);
+  free(e->values);
+  free(e->owned);
+  free(e->row);
+  free(e->outputs);
+  free(e->head_grads);
+  mxr__full_graph_free(&e->fg);
+  free(e);
+}
+
+static int cmp_ptr(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int nothing(const struct mxr_run_ctx *rctx, void *param) {
+  (void)rctx;
+  (void)param;
+  return 0;
+}
+
+/* The executor's memory is referenced by its queued engine ops: free it
+ * from an op that reads every value any of them writes, so it runs last. */
+void mxr_executor_free(mxr_executor *e) {
+  if (!e) return;
+  mxr_var **vars = malloc((size_t)(e->num_values + 1) * sizeof *vars);
+  if (!vars) { /* cannot order the free: wait instead */
+    mxr_engine_wait_for_all(e->eng);
+    destroy(e);
+    return;
+  }
+  int n = 0;
+  for (int v = 0; v < e->num_values; v++)
+    if (e->values[v]) vars[n++] = mxr_ndarray_var(e->values[v]);
+  qsort(vars, (size_t)n, sizeof *vars, cmp_ptr); /* one array may hold several values */
+  int unique = 0;
+  for (int i = 0; i < n; i++)
+    if (i == 0 || vars[i] != vars[i - 1]) vars[unique++] = vars[i];
+  n = unique;
+  struct mxr_push req = {.sync_fn = nothing, .param = e, .param_free = destroy, .ctx = e->ctx,
+                         .const_vars = vars, .num_const = n, .prop = MXR_PROP_NO_SKIP,
+                         .name = "ExecutorFree"};
+  if (mxr_engine_push(e->eng, &req) != 0) {
+    /* param_free already ran on the failed push */
+  }
+  free(vars);
+}

@@ -1,0 +1,303 @@
+/*
+ * The graph executor: op segments of the seed workload (1000 chained flips)
+ * under the six bulking configurations, checked against an independent
+ * prediction and against the engine ops actually pushed; results equal to
+ * the input and the head gradient; identical across configurations and
+ * engine types; inference bulking; grad_req add; bind errors.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_tap.h"
+#include "engine_util.h"
+#include "mxref/executor.h"
+#include "mxref/symbol.h"
+
+enum { NUM_OPS = 1000, LEN = 10 };
+
+static mxr_symbol *flip_chain(int n) {
+  const mxr_op *op;
+  ck_assert_int_eq(mxr_op_find("flip", &op), 0);
+  const char *k[] = {"axis"}, *v[] = {"0"};
+  mxr_op_params *p;
+  ck_assert_int_eq(mxr_op_params_parse(op, 1, k, v, &p), 0);
+  mxr_symbol *x;
+  ck_assert_int_eq(mxr_symbol_variable("X", &x), 0);
+  for (int i = 0; i < n; i++) {
+    mxr_symbol *f;
+    ck_assert_int_eq(mxr_symbol_atomic(op, p, &f), 0);
+    ck_assert_int_eq(mxr_symbol_compose(f, NULL, 1, NULL, &x), 0);
+    mxr_symbol_free(x);
+    x = f;
+  }
+  mxr_op_params_free(p);
+  return x;
+}
+
+static mxr_ndarray *vector(mxr_engine *eng, const float *data) {
+  int64_t shape[] = {LEN};
+  mxr_ndarray *a;
+  ck_assert_int_eq(mxr_ndarray_create(eng, shape, 1, mxr_cpu(0), MXR_FLOAT32, 0, &a), 0);
+  if (data) ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(a, data, LEN), 0);
+  return a;
+}
+
+/* Records the names of the engine ops that run. */
+struct op_log {
+  pthread_mutex_t mu;
+  int n;
+  char *names[4096];
+};
+
+static uint64_t log_op(void *u, const struct mxr_op_event *ev) {
+  struct op_log *l = u;
+  pthread_mutex_lock(&l->mu);
+  if (l->n < 4096) l->names[l->n++] = strdup(ev->name);
+  pthread_mutex_unlock(&l->mu);
+  return 0;
+}
+
+static void clear_log(struct op_log *l) {
+  for (int i = 0; i < l->n; i++) free(l->names[i]);
+  l->n = 0;
+}
+
+/* The seed's six configurations: (fwd cap, bwd cap, bulk train). */
+static const int configs[6][3] = {{0, 0, 1}, {1, 1, 1}, {15, 15, 0}, {15, 0, 1}, {0, 15, 1}, {15, 15, 1}};
+
+/* Independent prediction: a region of n ops as segments of size cap (the
+ * last one shorter); cap 0 behaves like 1; bulking off: n single ops. */
+static int predict(int n, int cap, bool on, int *sizes) {
+  if (!on) {
+    for (int i = 0; i < n; i++) sizes[i] = 1;
+    return n;
+  }
+  int c = cap < 1 ? 1 : cap, k = 0;
+  for (int left = n; left > 0; left -= c) sizes[k++] = left < c ? left : c;
+  return k;
+}
+
+/* Number of comma-separated names in "[a,b,c]"; 1 for a plain op name. */
+static int names_in(const char *name) {
+  if (name[0] != '[') return 1;
+  int n = 1;
+  for (const char *p = name; *p; p++) n += *p == ',';
+  return n;
+}
+
+static void run_config(int cfg, int engine_cfg, float *out, float *grad, bool check_structure) {
+  mxr_engine *eng = tu_engine(engine_cfg);
+  struct op_log log = {.n = 0};
+  pthread_mutex_init(&log.mu, NULL);
+  struct mxr_engine_hooks hooks = {&log, log_op, NULL};
+  mxr_engine_set_hooks(eng, &hooks);
+  mxr_symbol *sym = flip_chain(NUM_OPS);
+  float x[LEN], dy[LEN];
+  for (int i = 0; i < LEN; i++) {
+    x[i] = (float)(i * 0.5 - 2);
+    dy[i] = (float)(1.0 / (i + 1));
+  }
+  mxr_ndarray *X = vector(eng, x), *dX = vector(eng, NULL), *DY = vector(eng, dy);
+  int req = MXR_GRAD_WRITE;
+  struct mxr_exec_opts o = {.engine = eng, .bulk_train = configs[cfg][2] != 0, .bulk_inference = true,
+                            .max_node_train_fwd = configs[cfg][0], .max_node_train_bwd = configs[cfg][1]};
+  mxr_executor *ex;
+  ck_assert_msg(mxr_executor_bind(sym, mxr_cpu(0), 1, &X, &dX, &req, 0, NULL, &o, &ex) == 0, "%s",
+                mxr_last_error());
+  if (check_structure) {
+    static int want[2][NUM_OPS];
+    int nwant[2] = {predict(NUM_OPS, configs[cfg][0], configs[cfg][2], want[0]),
+                    predict(NUM_OPS, configs[cfg][1], configs[cfg][2], want[1])};
+    for (int pass = 0; pass < 2; pass++) {
+      int n;
+      const int *sizes;
+      const char *const *names;
+      ck_assert_int_eq(mxr_executor_pass_ops(ex, pass, &n, &sizes, &names), 0);
+      ck_assert_msg(n == nwant[pass], "config %d pass %d: %d engine ops, predicted %d", cfg, pass, n, nwant[pass]);
+      for (int i = 0; i < n; i++) {
+        ck_assert_int_eq(sizes[i], want[pass][i]);
+        ck_assert_int_eq(names_in(names[i]), want[pass][i]);
+        /* segments are bracketed; unsegmented ops carry the op's name */
+        ck_assert_int_eq(names[i][0] == '[', configs[cfg][2] != 0);
+        ck_assert_ptr_nonnull(strstr(names[i], pass ? "_backward_reverse" : "reverse"));
+      }
+    }
+  }
+  for (int it = 0; it < 2; it++) {
+    clear_log(&log);
+    ck_assert_int_eq(mxr_executor_forward(ex, true), 0);
+    ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+    int fwd_ops = log.n;
+    ck_assert_int_eq(mxr_executor_backward(ex, 1, &DY), 0);
+    ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+    int bwd_ops = log.n - fwd_ops - 1; /* minus the head-gradient copy */
+    struct mxr_exec_info info;
+    ck_assert_int_eq(mxr_executor_info(ex, &info), 0);
+    ck_assert_int_eq(fwd_ops, info.forward_engine_ops);
+    ck_assert_int_eq(bwd_ops, info.backward_engine_ops);
+    ck_assert_str_eq(log.names[fwd_ops], "CopyCPU2CPU");
+  }
+  int n;
+  mxr_ndarray *const *outs;
+  ck_assert_int_eq(mxr_executor_outputs(ex, &n, &outs), 0);
+  ck_assert_int_eq(n, 1);
+  ck_assert_int_eq(mxr_ndarray_sync_copy_to_cpu(outs[0], out, LEN), 0);
+  ck_assert_int_eq(mxr_ndarray_sync_copy_to_cpu(dX, grad, LEN), 0);
+  mxr_executor_free(ex);
+  mxr_ndarray_free(X);
+  mxr_ndarray_free(dX);
+  mxr_ndarray_free(DY);
+  mxr_symbol_free(sym);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+  clear_log(&log);
+  for (int i = 0; i < LEN; i++) {
+    ck_assert_float_eq(out[i], x[i]);   /* an even number of flips */
+    ck_assert_float_eq(grad[i], dy[i]); /* and so is the gradient */
+  }
+}
+
+START_TEST(test_six_configs_structure_and_values) {
+  float out[LEN], grad[LEN];
+  run_config(_i, 5 /* per-device, 2 workers */, out, grad, true);
+}
+END_TEST
+
+START_TEST(test_same_bits_across_configs_and_engines) {
+  float out0[LEN], grad0[LEN];
+  run_config(5, 0, out0, grad0, false);
+  for (int e = 0; e < TU_NUM_ENGINE_CONFIGS; e++) {
+    float out[LEN], grad[LEN];
+    run_config(e % 6, e, out, grad, false);
+    ck_assert_int_eq(memcmp(out, out0, sizeof out), 0);
+    ck_assert_int_eq(memcmp(grad, grad0, sizeof grad), 0);
+  }
+}
+END_TEST
+
+START_TEST(test_inference_is_one_segment) {
+  mxr_engine *eng = tu_engine(5);
+  mxr_symbol *sym = flip_chain(7);
+  float x[LEN] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, y[LEN];
+  mxr_ndarray *X = vector(eng, x);
+  struct mxr_exec_opts o = {.engine = eng, .bulk_train = true, .bulk_inference = true,
+                            .max_node_train_fwd = 15, .max_node_train_bwd = 15};
+  mxr_executor *ex;
+  ck_assert_int_eq(mxr_executor_bind(sym, mxr_cpu(0), 1, &X, NULL, NULL, 0, NULL, &o, &ex), 0);
+  struct mxr_exec_info info;
+  ck_assert_int_eq(mxr_executor_info(ex, &info), 0);
+  ck_assert_int_eq(info.forward_engine_ops, 1);
+  ck_assert_int_eq(info.num_nodes, 8);
+  ck_assert_int_eq(mxr_executor_forward(ex, false), 0);
+  mxr_ndarray *const *outs;
+  int n;
+  ck_assert_int_eq(mxr_executor_outputs(ex, &n, &outs), 0);
+  ck_assert_int_eq(mxr_ndarray_sync_copy_to_cpu(outs[0], y, LEN), 0);
+  for (int i = 0; i < LEN; i++) ck_assert_float_eq(y[i], x[LEN - 1 - i]); /* odd: reversed */
+  ck_assert_int_eq(mxr_executor_backward(ex, 0, NULL), MXR_ESTATE);
+  mxr_executor_free(ex);
+  /* inference bulking off: one engine op per node */
+  o.bulk_inference = false;
+  ck_assert_int_eq(mxr_executor_bind(sym, mxr_cpu(0), 1, &X, NULL, NULL, 0, NULL, &o, &ex), 0);
+  ck_assert_int_eq(mxr_executor_info(ex, &info), 0);
+  ck_assert_int_eq(info.forward_engine_ops, 7);
+  mxr_executor_free(ex);
+  mxr_ndarray_free(X);
+  mxr_symbol_free(sym);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+START_TEST(test_grad_req_add_accumulates) {
+  mxr_engine *eng = tu_engine(4);
+  mxr_symbol *sym = flip_chain(3);
+  float x[LEN], dy[LEN], g[LEN], start[LEN];
+  for (int i = 0; i < LEN; i++) {
+    x[i] = (float)i;
+    dy[i] = (float)(i + 1);
+    start[i] = 100.0f;
+  }
+  mxr_ndarray *X = vector(eng, x), *dX = vector(eng, start), *DY = vector(eng, dy);
+  int req = MXR_GRAD_ADD;
+  mxr_executor *ex;
+  struct mxr_exec_opts o;
+  ck_assert_int_eq(mxr_exec_opts_from_config(&o), 0);
+  o.engine = eng;
+  ck_assert_int_eq(mxr_executor_bind(sym, mxr_cpu(0), 1, &X, &dX, &req, 0, NULL, &o, &ex), 0);
+  for (int it = 0; it < 2; it++) {
+    ck_assert_int_eq(mxr_executor_forward(ex, true), 0);
+    ck_assert_int_eq(mxr_executor_backward(ex, 1, &DY), 0);
+  }
+  ck_assert_int_eq(mxr_ndarray_sync_copy_to_cpu(dX, g, LEN), 0);
+  /* three flips reverse the gradient; two backward passes add it twice */
+  for (int i = 0; i < LEN; i++) ck_assert_float_eq(g[i], 100.0f + 2 * dy[LEN - 1 - i]);
+  mxr_executor_free(ex);
+  mxr_ndarray_free(X);
+  mxr_ndarray_free(dX);
+  mxr_ndarray_free(DY);
+  mxr_symbol_free(sym);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+START_TEST(test_bind_errors) {
+  mxr_engine *eng = tu_engine(4);
+  mxr_symbol *sym = flip_chain(2);
+  mxr_ndarray *X = vector(eng, NULL);
+  struct mxr_exec_opts o = {.engine = eng};
+  mxr_executor *ex;
+  ck_assert_int_eq(mxr_executor_bind(sym, mxr_cpu(0), 0, NULL, NULL, NULL, 0, NULL, &o, &ex), MXR_EINVAL);
+  ck_assert_str_eq(mxr_last_error(), "bind: the symbol has 1 arguments, 0 arrays were given");
+  int req = MXR_GRAD_WRITE;
+  ck_assert_int_eq(mxr_executor_bind(sym, mxr_cpu(0), 1, &X, NULL, &req, 0, NULL, &o, &ex), MXR_EINVAL);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "'X' asks for a gradient but has no gradient array"));
+  req = 2;
+  mxr_ndarray *G = vector(eng, NULL);
+  ck_assert_int_eq(mxr_executor_bind(sym, mxr_cpu(0), 1, &X, &G, &req, 0, NULL, &o, &ex), MXR_EINVAL);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "grad_req 2"));
+  ck_assert_int_eq(mxr_executor_bind(sym, mxr_gpu(0), 1, &X, NULL, NULL, 0, NULL, &o, &ex), MXR_ENODEV);
+  /* a scalar input cannot be flipped along axis 0 */
+  mxr_ndarray *S;
+  ck_assert_int_eq(mxr_ndarray_create(eng, NULL, 0, mxr_cpu(0), MXR_FLOAT32, 0, &S), 0);
+  ck_assert_int_eq(mxr_executor_bind(sym, mxr_cpu(0), 1, &S, NULL, NULL, 0, NULL, &o, &ex), MXR_EINVAL);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "Error in operator reverse"));
+  ck_assert_ptr_null(ex);
+  mxr_ndarray_free(S);
+  mxr_ndarray_free(G);
+  mxr_ndarray_free(X);
+  mxr_symbol_free(sym);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+START_TEST(test_free_with_pending_work) {
+  mxr_engine *eng = tu_engine(5);
+  mxr_symbol *sym = flip_chain(50);
+  mxr_ndarray *X = vector(eng, NULL);
+  struct mxr_exec_opts o = {.engine = eng, .bulk_inference = true};
+  mxr_executor *ex;
+  ck_assert_int_eq(mxr_executor_bind(sym, mxr_cpu(0), 1, &X, NULL, NULL, 0, NULL, &o, &ex), 0);
+  for (int i = 0; i < 20; i++) ck_assert_int_eq(mxr_executor_forward(ex, false), 0);
+  mxr_executor_free(ex); /* ops still queued: the free waits for them in the engine */
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+  mxr_ndarray_free(X);
+  mxr_symbol_free(sym);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("executor");
+  TCase *tc = tcase_create("executor");
+  tcase_set_timeout(tc, 120);
+  tcase_add_loop_test(tc, test_six_configs_structure_and_values, 0, 6);
+  tcase_add_test(tc, test_same_bits_across_configs_and_engines);
+  tcase_add_test(tc, test_inference_is_one_segment);
+  tcase_add_test(tc, test_grad_req_add_accumulates);
+  tcase_add_test(tc, test_bind_errors);
+  tcase_add_test(tc, test_free_with_pending_work);
+  suite_add_tcase(s, tc);
+  return mxr_test_run(s);
+}
