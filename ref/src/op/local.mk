@@ -5,6 +5,7 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/op/op_internal.h \
 	ref/src/op/registry.c \
 	ref/src/op/params.c \
+	ref/src/op/blas.c \
 	ref/src/op/cpu/basic.c \
 	ref/src/op/cpu/elemwise.c \
 	ref/src/op/cpu/tensor.c \

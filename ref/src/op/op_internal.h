@@ -233,6 +233,10 @@ int mxr__op_forward_cpu(const mxr_op *op, const mxr_op_params *p,
                         const int *req, struct mxr_tensor *out, int nout,
                         struct mxr_tensor *aux, int naux);
 
+/* BLAS threads for `concurrent_ops` engine workers on `cores` cores (the
+ * policy applied at load, blas.c). */
+int mxr__blas_threads_for(int cores, int concurrent_ops);
+
 /* Shape helpers for kernels. */
 static inline struct mxr_shape mxr__shape1(int64_t a) {
   struct mxr_shape s = {1, {a}};

@@ -46,30 +46,47 @@ static int reverse_shape(const void *params, struct mxr_shape *in, int nin,
   return resolve_axes(&((const struct reverse_params *)params)->axis, in[0].ndim, flip);
 }
 
+/* Move element `from` of `in` to element `to` of `out`, by element size
+ * (fixed-size copies the compiler inlines: memcpy with a variable size
+ * would cost a library call per element). */
+static inline void move_elem(char *out, int64_t to, const char *in, int64_t from, size_t esize) {
+  switch (esize) {
+    case 1: out[to] = in[from]; break;
+    case 2: ((uint16_t *)(void *)out)[to] = ((const uint16_t *)(const void *)in)[from]; break;
+    case 4: ((uint32_t *)(void *)out)[to] = ((const uint32_t *)(const void *)in)[from]; break;
+    default: ((uint64_t *)(void *)out)[to] = ((const uint64_t *)(const void *)in)[from]; break;
+  }
+}
+
 /* Copy `src` into `dst` with the flagged axes reversed.  Elements are moved
- * as bytes so every dtype works; ADD requests are handled per dtype. */
+ * as bits so every dtype works; ADD requests are handled per dtype. */
 static void reverse_copy(const struct mxr_tensor *src, struct mxr_tensor *dst, const bool *flip,
                          int req) {
   const int nd = src->shape.ndim;
   const size_t esize = mxr_dtype_size(src->dtype);
-  int64_t n = mxr_tensor_size(src), stride[MXR_MAX_NDIM], idx[MXR_MAX_NDIM] = {0};
+  const int64_t n = mxr_tensor_size(src);
+  const char *in = src->data;
+  char *out = dst->data;
+  if (nd == 1 && flip[0] && req != MXR_REQ_ADD) { /* the seed workload's case */
+    for (int64_t o = 0; o < n; o++) move_elem(out, o, in, n - 1 - o, esize);
+    return;
+  }
+  int64_t stride[MXR_MAX_NDIM], idx[MXR_MAX_NDIM] = {0};
   int64_t s = 1;
   for (int d = nd - 1; d >= 0; d--) {
     stride[d] = s;
     s *= src->shape.dim[d];
   }
-  const char *in = src->data;
-  char *out = dst->data;
   for (int64_t o = 0; o < n; o++) {
     int64_t from = 0;
     for (int d = 0; d < nd; d++)
       from += (flip[d] ? src->shape.dim[d] - 1 - idx[d] : idx[d]) * stride[d];
     if (req == MXR_REQ_ADD && src->dtype == MXR_FLOAT32)
-      ((float *)out)[o] += ((const float *)in)[from];
+      ((float *)(void *)out)[o] += ((const float *)(const void *)in)[from];
     else if (req == MXR_REQ_ADD && src->dtype == MXR_FLOAT64)
-      ((double *)out)[o] += ((const double *)in)[from];
+      ((double *)(void *)out)[o] += ((const double *)(const void *)in)[from];
     else
-      memcpy(out + (size_t)o * esize, in + (size_t)from * esize, esize);
+      move_elem(out, o, in, from, esize);
     for (int d = nd - 1; d >= 0 && ++idx[d] == src->shape.dim[d]; d--) idx[d] = 0;
   }
 }
