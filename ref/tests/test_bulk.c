@@ -110,12 +110,13 @@ START_TEST(test_flush_on_unbulked_push) {
   ck_assert_int_eq(mxr_engine_new_var(eng, &v), 0);
   atomic_int count = 0;
   mxr_engine_set_bulk_size(eng, 15);
-  struct mxr_push unbulked[3] = {
+  struct mxr_push unbulked[4] = {
       {.sync_fn = incr, .param = &count, .ctx = mxr_cpu(0), .prop = MXR_PROP_CPU_PRIORITIZED, .name = "prio"},
       {.sync_fn = incr, .param = &count, .ctx = mxr_cpu(0), .priority = 2, .name = "pri2"},
       {.async_fn = finish_now, .param = &count, .ctx = mxr_cpu(0), .prop = MXR_PROP_ASYNC, .name = "async"},
+      {.sync_fn = incr, .param = &count, .ctx = mxr_cpu(0), .no_bulk = true, .name = "nobulk"},
   };
-  for (int u = 0; u < 3; u++) {
+  for (int u = 0; u < 4; u++) {
     push_incr(eng, &count, v, mxr_cpu(0));
     push_incr(eng, &count, v, mxr_cpu(0));
     ck_assert_uint_eq(bulks_pushed(eng), (uint64_t)u);
@@ -123,9 +124,9 @@ START_TEST(test_flush_on_unbulked_push) {
     ck_assert_uint_eq(bulks_pushed(eng), (uint64_t)u + 1);
   }
   ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
-  ck_assert_int_eq(atomic_load(&count), 9);
-  ck_assert_int_eq(log.bulks, 3);
-  ck_assert_int_eq(log.others, 3);
+  ck_assert_int_eq(atomic_load(&count), 12);
+  ck_assert_int_eq(log.bulks, 4);
+  ck_assert_int_eq(log.others, 4);
   ck_assert_int_eq(mxr_engine_free(eng), 0);
 }
 END_TEST

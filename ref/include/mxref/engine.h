@@ -220,6 +220,9 @@ struct mxr_push {
   int priority;           /* higher runs first in priority pools */
   const char *name;       /* for the profiler; NULL means "op" */
   unsigned profile;       /* enum mxr_profile_category bits, for the observer */
+  bool no_bulk;           /* push as its own op even while this thread bulks
+                             (MXNet's Engine::Push, as opposed to PushSync):
+                             the pending bulk is pushed first */
 };
 
 /* Push an op.  Fails (MXR_EINVAL) on a malformed request: no function, a

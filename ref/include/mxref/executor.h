@@ -45,6 +45,7 @@ struct mxr_exec_opts {
   int max_node_train_fwd;       /* MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_FWD */
   int max_node_train_bwd;       /* MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_BWD */
   bool aggregate_profiling;     /* as if aggregate profiling were on at bind */
+  bool plain_segment_names;     /* "op1,op2" instead of "[op1,op2]" (cached ops) */
 };
 
 int mxr_exec_opts_from_config(struct mxr_exec_opts *opts);

@@ -7,8 +7,11 @@
  * "no_bias" = "True"), and are parsed the way MXNet parses them.
  *
  * Ownership: mxr_op pointers are static (valid for the life of the
- * process).  mxr_op_params_parse() returns a params object the caller frees
- * with mxr_op_params_free(); strings read from it live as long as it does.
+ * process).  mxr_op_params_parse() returns a params object with one
+ * reference; mxr_op_params_retain() adds one and mxr_op_params_free() drops
+ * one (the last frees it).  A params object never changes after parsing, so
+ * it may be shared between threads.  Strings read from it live as long as
+ * it does.
  */
 #ifndef MXREF_OP_H
 #define MXREF_OP_H
@@ -41,6 +44,7 @@ const char *mxr_op_name_at(size_t i); /* NULL when out of range */
  * kept but not parsed. */
 int mxr_op_params_parse(const mxr_op *op, int num, const char *const *keys,
                         const char *const *vals, mxr_op_params **out);
+mxr_op_params *mxr_op_params_retain(mxr_op_params *p);
 void mxr_op_params_free(mxr_op_params *p);
 
 /* The key/value pairs as given (for saving symbols); valid while p lives. */

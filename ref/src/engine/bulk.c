@@ -182,7 +182,8 @@ static int append(const struct mxr_push *r) {
 
 int mxr__bulk_try_append(mxr_engine *eng, const struct mxr_push *r) {
   if (tls.eng != eng) return 0; /* this thread never set a bulk size for eng */
-  bool bulkable = tls.size > 0 && r->sync_fn && r->prop == MXR_PROP_NORMAL && r->priority == 0;
+  bool bulkable = tls.size > 0 && r->sync_fn && r->prop == MXR_PROP_NORMAL && r->priority == 0 &&
+                  !r->no_bulk;
   if (!bulkable) {
     int st = flush_tls(); /* an unbulked push closes the bulk first */
     return st ? st : 0;

@@ -667,15 +667,10 @@ static int signal_waiter(const struct mxr_run_ctx *rctx, void *param) {
   return 0;
 }
 
-int mxr_engine_wait_for_var(mxr_engine *eng, mxr_var *var) {
-  if (!eng || !var) return mxr_set_error(MXR_EINVAL, "wait_for_var: NULL %s", eng ? "var" : "engine");
-  int st = mxr__bulk_flush(eng);
-  if (st) return st;
-  if (eng->opts.type == MXR_ENGINE_NAIVE || mxr__var_ready_to_read(var))
-    return mxr__var_take_error(var);
-  /* A marker op that reads the var; it runs on the thread that grants it. */
+/* Push a marker op reading `vars` and block until it runs. */
+static int wait_marker(mxr_engine *eng, mxr_var *const *vars, int n) {
   struct var_waiter w = {.done = false};
-  st = mxr__mutex_init(&w.mu, "wait_for_var");
+  int st = mxr__mutex_init(&w.mu, "wait_for_var");
   if (st) return st;
   st = mxr__cond_init(&w.cv, "wait_for_var");
   if (st) {
@@ -683,7 +678,7 @@ int mxr_engine_wait_for_var(mxr_engine *eng, mxr_var *var) {
     return st;
   }
   struct mxr_push req = {.sync_fn = signal_waiter, .param = &w, .ctx = mxr_cpu(0),
-                         .const_vars = &var, .num_const = 1, .name = "WaitForVar"};
+                         .const_vars = vars, .num_const = n, .name = "WaitForVar"};
   st = mxr__engine_push_now(eng, &req, true);
   if (!st) {
     mxr_mutex_lock(&w.mu);
@@ -692,6 +687,33 @@ int mxr_engine_wait_for_var(mxr_engine *eng, mxr_var *var) {
   }
   mxr_cond_destroy(&w.cv);
   mxr_mutex_destroy(&w.mu);
+  return st;
+}
+
+int mxr__engine_wait_vars_quiet(mxr_engine *eng, mxr_var *const *vars, int n) {
+  int st = mxr__bulk_flush(eng);
+  if (st || n == 0 || eng->opts.type == MXR_ENGINE_NAIVE) return st;
+  mxr_var **unique = malloc((size_t)n * sizeof *unique);
+  if (!unique) return mxr_set_error(MXR_ENOMEM, "engine: out of memory waiting for vars");
+  int m = 0;
+  for (int i = 0; i < n; i++) unique[m++] = vars[i];
+  qsort(unique, (size_t)m, sizeof *unique, cmp_ptr);
+  int k = 0;
+  for (int i = 0; i < m; i++)
+    if (i == 0 || unique[i] != unique[i - 1]) unique[k++] = unique[i];
+  st = wait_marker(eng, unique, k);
+  free(unique);
+  return st;
+}
+
+int mxr_engine_wait_for_var(mxr_engine *eng, mxr_var *var) {
+  if (!eng || !var) return mxr_set_error(MXR_EINVAL, "wait_for_var: NULL %s", eng ? "var" : "engine");
+  int st = mxr__bulk_flush(eng);
+  if (st) return st;
+  if (eng->opts.type == MXR_ENGINE_NAIVE || mxr__var_ready_to_read(var))
+    return mxr__var_take_error(var);
+  /* A marker op that reads the var; it runs on the thread that grants it. */
+  st = wait_marker(eng, &var, 1);
   return st ? st : mxr__var_take_error(var);
 }
 

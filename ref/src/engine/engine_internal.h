@@ -199,6 +199,10 @@ int mxr__bulk_flush(mxr_engine *eng);
  * engine at the same address does not inherit it. */
 void mxr__bulk_forget(mxr_engine *eng);
 
+/* Block until every op pushed so far that writes one of `vars` is done,
+ * without surfacing or clearing errors (engine.c). */
+int mxr__engine_wait_vars_quiet(mxr_engine *eng, mxr_var *const *vars, int n);
+
 /* Validate a push request (engine.c). */
 int mxr__validate_push(const mxr_engine *eng, const struct mxr_push *req);
 

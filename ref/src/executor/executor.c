@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine_internal.h" /* mxr__engine_wait_vars_quiet */
 #include "executor/executor_internal.h"
 #include "mxref/config.h"
 
@@ -183,23 +184,23 @@ static int grad_req_of(const struct mxr_executor *e, int v, const int *grad_req)
   return -1;
 }
 
-static int plan_vars(struct exec_node *n, const struct mxr_node *gn, struct mxr_executor *e) {
-  int nin = n->nin, total_in = gn->nin;
-  n->reads = malloc((size_t)(total_in + 1) * sizeof *n->reads);
+static mxr_var *val_var(const struct mxr_executor *e, int v) { return mxr_ndarray_var(e->values[v]); }
+
+/* Reads: inputs; writes: outputs, aux states, inputs the op mutates. */
+static int plan_vars(struct exec_node *n, struct mxr_executor *e) {
+  free(n->reads);
+  free(n->writes);
+  n->nreads = n->nwrites = 0;
+  n->reads = malloc((size_t)(n->nin + 1) * sizeof *n->reads);
   n->writes = malloc((size_t)(n->nout + n->naux + n->op->num_mutate_inputs + 1) * sizeof *n->writes);
   if (!n->reads || !n->writes) return oom();
-  for (int k = 0; k < n->nout; k++) n->writes[n->nwrites++] = mxr_ndarray_var(e->values[e->row[(int)(n - e->nodes)] + k]);
-  for (int k = 0; k < n->naux; k++) {
-    const struct mxr_entry *in = &gn->inputs[nin + k];
-    n->writes[n->nwrites++] = mxr_ndarray_var(e->values[e->row[in->node] + in->index]);
-  }
-  for (int m = 0; m < n->op->num_mutate_inputs; m++) {
-    const struct mxr_entry *in = &gn->inputs[n->op->mutate_inputs[m]];
-    n->writes[n->nwrites++] = mxr_ndarray_var(e->values[e->row[in->node] + in->index]);
-  }
-  for (int k = 0; k < nin; k++) {
-    const struct mxr_entry *in = &gn->inputs[k];
-    mxr_var *v = mxr_ndarray_var(e->values[e->row[in->node] + in->index]);
+  const int *in_val = n->val, *aux_val = n->val + n->nin, *out_val = aux_val + n->naux;
+  for (int k = 0; k < n->nout; k++) n->writes[n->nwrites++] = val_var(e, out_val[k]);
+  for (int k = 0; k < n->naux; k++) n->writes[n->nwrites++] = val_var(e, aux_val[k]);
+  for (int m = 0; m < n->op->num_mutate_inputs; m++)
+    n->writes[n->nwrites++] = val_var(e, in_val[n->op->mutate_inputs[m]]);
+  for (int k = 0; k < n->nin; k++) {
+    mxr_var *v = val_var(e, in_val[k]);
     bool dup = false;
     for (int w = 0; w < n->nwrites && !dup; w++) dup = n->writes[w] == v;
     for (int r = 0; r < n->nreads && !dup; r++) dup = n->reads[r] == v;
@@ -226,17 +227,20 @@ static int plan_node(struct mxr_executor *e, int i, const int *grad_req, struct 
   n->aux = n->out + n->nout;
   *pool = n->aux + n->naux;
   n->req = malloc((size_t)(n->nout + 1) * sizeof *n->req);
-  if (!n->req) return oom();
+  n->val = malloc((size_t)(n->nin + n->naux + n->nout + 1) * sizeof *n->val);
+  if (!n->req || !n->val) return oom();
   struct mxr_shape in_shapes[64];
   for (int k = 0; k < n->nin + n->naux; k++) {
     const struct mxr_entry *in = &gn->inputs[k];
-    struct mxr_tensor t = tensor_of(e->values[e->row[in->node] + in->index]);
+    n->val[k] = e->row[in->node] + in->index;
+    struct mxr_tensor t = tensor_of(e->values[n->val[k]]);
     if (k < n->nin) n->in[k] = t;
     else n->aux[k - n->nin] = t;
     if (k < 64) in_shapes[k] = t.shape;
   }
   for (int k = 0; k < n->nout; k++) {
     int v = e->row[i] + k;
+    n->val[n->nin + n->naux + k] = v;
     n->out[k] = tensor_of(e->values[v]);
     int req = grad_req_of(e, v, grad_req);
     n->req[k] = req >= 0 ? req : value_is_read(e->fg.g, i, k) ? MXR_REQ_WRITE : MXR_REQ_NULL;
@@ -245,7 +249,7 @@ static int plan_node(struct mxr_executor *e, int i, const int *grad_req, struct 
     n->workspace_size = n->op->workspace_bytes(n->params, in_shapes, n->nin < 64 ? n->nin : 64);
     if (n->workspace_size && !(n->workspace = malloc(n->workspace_size))) return oom();
   }
-  return plan_vars(n, gn, e);
+  return plan_vars(n, e);
 }
 
 static int plan_nodes(struct mxr_executor *e, const int *grad_req) {
@@ -380,7 +384,7 @@ static int push_call(struct mxr_executor *e, struct exec_call *call, const char 
   struct mxr_push req = {.sync_fn = mxr__exec_run_nodes, .param = call, .ctx = e->ctx,
                          .const_vars = reads, .num_const = nreads, .mutable_vars = writes,
                          .num_mutable = nwrites, .prop = MXR_PROP_NORMAL, .name = name,
-                         .profile = MXR_PROFILE_SYMBOLIC};
+                         .profile = MXR_PROFILE_SYMBOLIC, .no_bulk = true};
   return mxr_engine_push(e->eng, &req);
 }
 
@@ -442,7 +446,7 @@ static int push_head_grad_copy(struct mxr_executor *e, int h, mxr_ndarray *src) 
   }
   struct mxr_push req = {.sync_fn = copy_fn, .param = c, .param_free = free, .ctx = e->ctx,
                          .const_vars = &r, .num_const = 1, .mutable_vars = &w, .num_mutable = 1,
-                         .name = "CopyCPU2CPU", .profile = MXR_PROFILE_SYMBOLIC};
+                         .name = "CopyCPU2CPU", .profile = MXR_PROFILE_SYMBOLIC, .no_bulk = true};
   return mxr_engine_push(e->eng, &req);
 }
 
@@ -488,6 +492,102 @@ int mxr_executor_pass_ops(const mxr_executor *e, int pass, int *num, const int *
   return 0;
 }
 
+/* ------------------------------------------------------- rebinding */
+
+static int slot_value(const struct mxr_executor *e, enum exec_slot slot, int i) {
+  switch (slot) {
+    case EXEC_ARG:
+      return i >= 0 && i < e->fg.num_args ? e->row[e->fg.arg_nodes[i]] : -1;
+    case EXEC_ARG_GRAD:
+      if (i < 0 || i >= e->fg.num_args || !e->fg.arg_grads || e->fg.arg_grads[i].node < 0) return -1;
+      return e->row[e->fg.arg_grads[i].node] + e->fg.arg_grads[i].index;
+    case EXEC_HEAD_GRAD:
+      return e->fg.head_grad_nodes && i >= 0 && i < e->num_heads ? e->row[e->fg.head_grad_nodes[i]] : -1;
+    case EXEC_AUX:
+      return i >= 0 && i < e->fg.num_aux ? e->row[e->fg.aux_nodes[i]] : -1;
+  }
+  return -1;
+}
+
+mxr_ndarray *mxr__executor_array(const struct mxr_executor *e, enum exec_slot slot, int i) {
+  int v = slot_value(e, slot, i);
+  return v < 0 ? NULL : e->values[v];
+}
+
+/* Wait, without taking errors, until the executor's pushed ops are done. */
+static int quiesce(struct mxr_executor *e) {
+  mxr_var **vars = malloc((size_t)(e->num_values + 1) * sizeof *vars);
+  if (!vars) return oom();
+  for (int v = 0; v < e->num_values; v++) vars[v] = mxr_ndarray_var(e->values[v]);
+  int rc = mxr__engine_wait_vars_quiet(e->eng, vars, e->num_values);
+  free(vars);
+  return rc;
+}
+
+/* Point every slot that holds value v at its (new) array; rebuild the var
+ * sets of the nodes and segments. */
+static int repoint(struct mxr_executor *e, int v) {
+  struct mxr_tensor t = tensor_of(e->values[v]);
+  for (int i = 0; i < e->num_nodes; i++) {
+    struct exec_node *n = &e->nodes[i];
+    if (!n->op) continue;
+    bool touched = false;
+    for (int k = 0; k < n->nin + n->naux + n->nout; k++) {
+      if (n->val[k] != v) continue;
+      touched = true;
+      if (k < n->nin) n->in[k] = t;
+      else if (k < n->nin + n->naux) n->aux[k - n->nin] = t;
+      else n->out[k - n->nin - n->naux] = t;
+    }
+    int rc = touched ? plan_vars(n, e) : 0;
+    if (rc) return rc;
+  }
+  for (int s = 0; s < e->num_segments; s++) {
+    struct exec_segment *seg = &e->segments[s];
+    free(seg->reads);
+    free(seg->writes);
+    int rc = mxr__exec_merge_vars(e, seg->start, seg->end, &seg->reads, &seg->nreads, &seg->writes, &seg->nwrites);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+int mxr__executor_bind_array(struct mxr_executor *e, enum exec_slot slot, int i, mxr_ndarray *arr,
+                             int grad_req) {
+  int v = slot_value(e, slot, i);
+  if (v < 0) return mxr_set_error(MXR_EINVAL, "executor: no such array slot (%d, %d)", (int)slot, i);
+  mxr_ndarray *old = e->values[v];
+  int out_index = -1, producer = -1;
+  if (slot == EXEC_ARG_GRAD) {
+    producer = e->fg.arg_grads[i].node;
+    out_index = e->fg.arg_grads[i].index;
+  }
+  bool same_req = producer < 0 || e->nodes[producer].req[out_index] == grad_req;
+  if (old == arr && same_req) return 0;
+  struct mxr_shape a = array_shape(arr), b = array_shape(old);
+  if (!mxr_shape_equal(&a, &b) || mxr_ndarray_dtype(arr) != mxr_ndarray_dtype(old)) {
+    char sa[96], sb[96];
+    return mxr_set_error(MXR_EINVAL, "executor: array of shape %s does not fit a slot of shape %s",
+                         mxr_shape_str(&a, sa, sizeof sa), mxr_shape_str(&b, sb, sizeof sb));
+  }
+  int rc = quiesce(e);
+  if (rc) return rc;
+  if (producer >= 0) e->nodes[producer].req[out_index] = grad_req;
+  if (old == arr) return 0;
+  e->values[v] = mxr_ndarray_retain(arr);
+  e->owned[v] = false;
+  for (int h = 0; h < e->num_outputs; h++)
+    if (e->outputs[h] == old) e->outputs[h] = arr;
+  if (slot == EXEC_HEAD_GRAD) e->head_grads[i] = arr;
+  mxr_ndarray_free(old);
+  return repoint(e, v);
+}
+
+int mxr__executor_backward_bound(struct mxr_executor *e) {
+  if (!e->has_backward) return mxr_set_error(MXR_ESTATE, "backward: the executor was bound without gradients");
+  return run_range(e, e->fg.num_fwd, e->num_nodes, true);
+}
+
 /* ------------------------------------------------------------ teardown */
 
 static void destroy(void *param) {
@@ -495,6 +595,7 @@ static void destroy(void *param) {
   for (int v = 0; e->values && v < e->num_values; v++) mxr_ndarray_free(e->values[v]);
   for (int i = 0; e->nodes && i < e->num_nodes; i++) {
     free(e->nodes[i].req);
+    free(e->nodes[i].val);
     free(e->nodes[i].reads);
     free(e->nodes[i].writes);
     free(e->nodes[i].workspace);

@@ -41,6 +41,7 @@ struct exec_node {
   struct mxr_tensor *in, *out, *aux; /* point into the executor's tensor pool */
   int nin, nout, naux;
   int *req;               /* per output */
+  int *val;               /* value index of each input, aux, then output slot */
   mxr_var **reads, **writes; /* deduplicated, reads minus writes */
   int nreads, nwrites;
   void *workspace;
@@ -93,6 +94,24 @@ struct mxr_executor {
   const char **pass_names[2];
   int pass_len[2];
 };
+
+/* Arrays a cached op binds anew on each call (cached_op.c). */
+enum exec_slot {
+  EXEC_ARG,       /* argument i */
+  EXEC_ARG_GRAD,  /* gradient of argument i (with its request) */
+  EXEC_HEAD_GRAD, /* gradient given for output i */
+  EXEC_AUX,       /* aux state i */
+};
+
+/* Make `arr` the array of a slot.  Free when it already is; otherwise waits
+ * until the executor's pushed ops are done, then repoints every node.  The
+ * array must have the slot's shape and dtype. */
+int mxr__executor_bind_array(struct mxr_executor *e, enum exec_slot slot, int i, mxr_ndarray *arr,
+                             int grad_req);
+/* Push the backward pass with the head gradients as bound (no copies). */
+int mxr__executor_backward_bound(struct mxr_executor *e);
+/* The array currently in a slot. */
+mxr_ndarray *mxr__executor_array(const struct mxr_executor *e, enum exec_slot slot, int i);
 
 /* Cut the full graph into segments per the bulking rules (segments.c). */
 int mxr__exec_make_segments(struct mxr_executor *exec);

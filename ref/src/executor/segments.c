@@ -63,15 +63,17 @@ int mxr__exec_merge_vars(const struct mxr_executor *exec, int first, int end, mx
   return rc;
 }
 
-/* "[op1,op2,...]" of the op nodes in [start, end). */
+/* "[op1,op2,...]" of the op nodes in [start, end); without brackets for
+ * cached ops, as MXNet names their segments. */
 static char *segment_name(const struct mxr_executor *e, int start, int end) {
+  bool brackets = !e->opts.plain_segment_names;
   size_t len = 3;
   for (int i = start; i < end; i++)
     if (!is_var_node(e, i)) len += strlen(mxr_op_name(e->nodes[i].op)) + 1;
   char *name = malloc(len);
   if (!name) return NULL;
   char *p = name;
-  *p++ = '[';
+  if (brackets) *p++ = '[';
   for (int i = start; i < end; i++) {
     if (is_var_node(e, i)) continue;
     const char *op = mxr_op_name(e->nodes[i].op);
@@ -80,8 +82,8 @@ static char *segment_name(const struct mxr_executor *e, int start, int end) {
     p += n;
     *p++ = ',';
   }
-  if (p[-1] == ',') p--;
-  *p++ = ']';
+  if (p > name && p[-1] == ',') p--;
+  if (brackets) *p++ = ']';
   *p = '\0';
   return name;
 }

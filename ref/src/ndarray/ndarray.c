@@ -26,6 +26,7 @@
 #include "mxref/error.h"
 #include "mxref/ndarray.h"
 #include "mxref/storage.h"
+#include "ndarray/ndarray_internal.h"
 
 struct mxr_ndarray {
   atomic_long refs;
@@ -44,7 +45,20 @@ struct mxr_ndarray {
   atomic_bool allocated;
   pthread_mutex_t alloc_mu;
   struct mxr_storage *mem; /* owned; given to the delete op at the end */
+
+  /* Autograd's record of this array (imperative/autograd.c), released with
+   * the array.  Only the thread that records touches it. */
+  void *autograd;
+  void (*autograd_release)(void *);
 };
+
+void mxr__ndarray_set_autograd(mxr_ndarray *arr, void *entry, void (*release)(void *)) {
+  if (arr->autograd && arr->autograd_release) arr->autograd_release(arr->autograd);
+  arr->autograd = entry;
+  arr->autograd_release = release;
+}
+
+void *mxr__ndarray_autograd(const mxr_ndarray *arr) { return arr ? arr->autograd : NULL; }
 
 /* ---------------------------------------------------------------------------
  * Releasing memory through the engine. */
@@ -68,6 +82,7 @@ static void free_storage_param(void *param) {
 
 /* Free the array object; its memory and var go through the engine. */
 static void destroy(mxr_ndarray *arr) {
+  if (arr->autograd && arr->autograd_release) arr->autograd_release(arr->autograd);
   /* The engine owns `mem` from this call on, whatever it returns (it calls
    * free_storage_param itself when the push fails).  A failure here would
    * mean the var is not a live var of this engine, a broken invariant

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@ const char *const mxr__dtype_choices[] = {"float32", "float64", "float16", "uint
                                           "int8",    "int64",   "bool",    NULL};
 
 struct mxr_op_params {
+  atomic_int refs; /* immutable after parsing, so sharing is safe */
   const mxr_op *op;
   int n;
   char **keys, **vals;
@@ -231,6 +233,7 @@ int mxr_op_params_parse(const mxr_op *op, int num, const char *const *keys,
   *out = NULL;
   mxr_op_params *p = calloc(1, sizeof *p);
   if (!p) return mxr_set_error(MXR_ENOMEM, "op params: out of memory");
+  atomic_init(&p->refs, 1);
   p->op = op;
   p->parsed = calloc(1, op->params_size ? op->params_size : 1);
   int st = p->parsed ? 0 : mxr_set_error(MXR_ENOMEM, "op params: out of memory");
@@ -247,8 +250,13 @@ int mxr_op_params_parse(const mxr_op *op, int num, const char *const *keys,
   return 0;
 }
 
+mxr_op_params *mxr_op_params_retain(mxr_op_params *p) {
+  if (p) atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed);
+  return p;
+}
+
 void mxr_op_params_free(mxr_op_params *p) {
-  if (!p) return;
+  if (!p || atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1) return;
   for (int i = 0; i < p->n; i++) {
     free(p->keys[i]);
     free(p->vals[i]);
