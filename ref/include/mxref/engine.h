@@ -190,7 +190,8 @@ int mxr_engine_shutdown_default(void);
 
 int mxr_engine_type_of(const mxr_engine *eng);
 
-/* Install (or with NULL remove) the op observer. Call while no op runs. */
+/* Install (or with NULL remove) the op observer.  A first install may
+ * happen while ops run; replacing or removing hooks must not. */
 void mxr_engine_set_hooks(mxr_engine *eng, const struct mxr_engine_hooks *hooks);
 
 /* Vars. */

@@ -13,5 +13,10 @@
 #include "mxref/storage.h"
 #include "mxref/ndarray.h"
 #include "mxref/device.h"
+#include "mxref/op.h"
+#include "mxref/symbol.h"
+#include "mxref/executor.h"
+#include "mxref/imperative.h"
+#include "mxref/profiler.h"
 
 #endif /* MXREF_MXREF_H */

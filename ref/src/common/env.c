@@ -164,8 +164,9 @@ static const struct env_row rows[] = {
              "Start the profiler when the library loads and write profile.json in the "
              "working directory when the process exits."),
     INT_RANGE("MXNET_PROFILER_MODE", profiler_mode, "0", 0, 255,
-              "Bitmask of what the profiler records: 0 records symbolic operators only, "
-              "1 records every operator."),
+              "Bitmask of what an autostarted profiler records, as MXNet 1.9.1 reads it: "
+              "1 symbolic, 2 imperative, 4 api, 8 memory (15 = all); 0 or unset means "
+              "MXNet's default 13 (symbolic, api, memory)."),
     /* GPU math */
     INT_RANGE("MXNET_CUDNN_AUTOTUNE_DEFAULT", cudnn_autotune_default, "0", 0, 2,
               "Default cudnn_tune for convolutions: 0 no autotuning, 1 pick the fastest "

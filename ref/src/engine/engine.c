@@ -171,8 +171,11 @@ int mxr_engine_type_of(const mxr_engine *eng) { return eng ? eng->opts.type : -1
 
 void mxr_engine_set_hooks(mxr_engine *eng, const struct mxr_engine_hooks *hooks) {
   if (!eng) return;
+  /* Installing hooks while ops run is safe: the struct is complete before
+   * the release store makes it visible.  Changing or removing them while
+   * ops run is not (see engine.h). */
   if (hooks) eng->hooks = *hooks;
-  eng->has_hooks = hooks != NULL;
+  atomic_store_explicit(&eng->has_hooks, hooks != NULL, memory_order_release);
 }
 
 void mxr_engine_get_stats(const mxr_engine *eng, struct mxr_engine_stats *out) {
@@ -449,7 +452,7 @@ void mxr__engine_run(struct opr *op, const struct mxr_run_ctx *rctx) {
     return;
   }
   if (!op->is_wait_marker) atomic_fetch_add_explicit(&eng->ops_run, 1, memory_order_relaxed);
-  op->hooked = eng->has_hooks && !op->is_wait_marker;
+  op->hooked = !op->is_wait_marker && atomic_load_explicit(&eng->has_hooks, memory_order_acquire);
   if (op->hooked && eng->hooks.op_begin) {
     struct mxr_op_event ev = {op->name, op->ctx, op->prop, op->profile};
     op->hook_cookie = eng->hooks.op_begin(eng->hooks.user, &ev);
@@ -606,7 +609,8 @@ static int naive_push(mxr_engine *eng, const struct mxr_push *r) {
   atomic_fetch_add_explicit(&eng->ops_pushed, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&eng->ops_run, 1, memory_order_relaxed);
   uint64_t cookie = 0;
-  if (eng->has_hooks && eng->hooks.op_begin) cookie = eng->hooks.op_begin(eng->hooks.user, &ev);
+  bool hooked = atomic_load_explicit(&eng->has_hooks, memory_order_acquire);
+  if (hooked && eng->hooks.op_begin) cookie = eng->hooks.op_begin(eng->hooks.user, &ev);
   if (r->async_fn) {
     st = naive_run_async(r, &rctx);
   } else {
@@ -615,7 +619,7 @@ static int naive_push(mxr_engine *eng, const struct mxr_push *r) {
     if (st == 0 && r->ctx.dev_type == MXR_DEV_GPU && drv && drv->op_finish)
       st = drv->op_finish(drv->user, &rctx);
   }
-  if (eng->has_hooks && eng->hooks.op_end) eng->hooks.op_end(eng->hooks.user, &ev, cookie);
+  if (hooked && eng->hooks.op_end) eng->hooks.op_end(eng->hooks.user, &ev, cookie);
   if (st) {
     char msg[MXR_ERROR_MAX];
     snprintf(msg, sizeof msg, "%s: %s", name, mxr_last_error());

@@ -173,8 +173,8 @@ struct mxr_engine {
   pthread_mutex_t vars_mu;     /* registry of live vars */
   struct mxr_var *vars;
 
-  struct mxr_engine_hooks hooks;
-  bool has_hooks;
+  struct mxr_engine_hooks hooks; /* written before has_hooks is set (release) */
+  atomic_bool has_hooks;
 
   atomic_uint_fast64_t ops_pushed, ops_run, ops_skipped, ops_bulked, bulks_pushed;
   atomic_int_fast64_t vars_live;

@@ -9,6 +9,7 @@
 #include "engine/engine_internal.h" /* mxr__engine_wait_vars_quiet */
 #include "executor/executor_internal.h"
 #include "mxref/config.h"
+#include "mxref/profiler.h"
 
 static int oom(void) { return mxr_set_error(MXR_ENOMEM, "executor: out of memory"); }
 
@@ -22,6 +23,9 @@ int mxr_exec_opts_from_config(struct mxr_exec_opts *o) {
   o->bulk_inference = c->exec_bulk_exec_inference;
   o->max_node_train_fwd = c->exec_bulk_exec_max_node_train_fwd;
   o->max_node_train_bwd = c->exec_bulk_exec_max_node_train_bwd;
+  /* MXNet turns training bulking off when aggregate statistics are being
+   * collected at bind, so that every op gets its own entry. */
+  o->aggregate_profiling = mxr_profiler_aggregate_running() != 0;
   return 0;
 }
 
