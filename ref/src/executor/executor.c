@@ -112,16 +112,22 @@ static int infer_all(const struct full_graph *fg, mxr_ndarray *const *args, mxr_
     pi->shapes[fg->aux_nodes[a]][0] = array_shape(aux[a]);
     pi->dtypes[fg->aux_nodes[a]][0] = mxr_ndarray_dtype(aux[a]);
   }
-  int rc = mxr__graph_infer_shapes(g, pi->shapes);
-  if (!rc) rc = mxr__graph_infer_types(g, pi->dtypes);
-  /* head gradients take their heads' shapes and dtypes */
+  /* The forward region first; then gradients take the shapes and dtypes of
+   * what they are gradients of, and head gradients those of the heads. */
+  int rc = mxr__graph_infer_shapes_range(g, pi->shapes, 0, fg->num_fwd);
+  if (!rc) rc = mxr__graph_infer_types_range(g, pi->dtypes, 0, fg->num_fwd);
+  for (int m = 0; !rc && m < fg->num_mirrors; m++) {
+    const struct mxr_entry *d = &fg->mirror_grad[m], *src = &fg->mirror_of[m];
+    pi->shapes[d->node][d->index] = pi->shapes[src->node][src->index];
+    pi->dtypes[d->node][d->index] = pi->dtypes[src->node][src->index];
+  }
   for (int h = 0; !rc && fg->head_grad_nodes && h < g->num_heads; h++) {
     const struct mxr_entry *e = &g->heads[h];
     pi->shapes[fg->head_grad_nodes[h]][0] = pi->shapes[e->node][e->index];
     pi->dtypes[fg->head_grad_nodes[h]][0] = pi->dtypes[e->node][e->index];
   }
-  if (!rc && fg->head_grad_nodes) rc = mxr__graph_infer_shapes(g, pi->shapes);
-  if (!rc && fg->head_grad_nodes) rc = mxr__graph_infer_types(g, pi->dtypes);
+  if (!rc) rc = mxr__graph_infer_shapes(g, pi->shapes);
+  if (!rc) rc = mxr__graph_infer_types(g, pi->dtypes);
   for (int i = 0; !rc && i < g->num_nodes; i++)
     for (int k = 0; k < mxr__node_num_outputs(&g->nodes[i]) && !rc; k++)
       if (pi->shapes[i][k].ndim < 0 || pi->dtypes[i][k] < 0)

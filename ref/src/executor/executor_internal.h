@@ -26,6 +26,12 @@ struct full_graph {
   int *aux_nodes;         /* variable node of each aux state */
   int *head_grad_nodes;   /* variable node of each head's gradient; -1 without gradients */
   struct mxr_entry *arg_grads; /* gradient value of each argument; node -1: none requested */
+  /* A gradient has the shape and dtype of what it is the gradient of:
+   * mirror_of[k] gives, for gradient value grads[k], the forward value.
+   * Backward ops cannot always infer that themselves (Flatten's gradient is
+   * a _backward_copy that only knows the flattened shape). */
+  struct mxr_entry *mirror_grad, *mirror_of;
+  int num_mirrors, cap_mirrors;
 };
 
 /* Build the full graph for gradients requested by grad_req (per argument);

@@ -153,8 +153,24 @@ static void mark_needs(struct grad_state *st, const struct full_graph *fg, const
   }
 }
 
+static int add_mirror(struct full_graph *fg, struct mxr_entry grad, struct mxr_entry of) {
+  if (fg->num_mirrors == fg->cap_mirrors) {
+    int ncap = fg->cap_mirrors ? 2 * fg->cap_mirrors : 16;
+    struct mxr_entry *a = realloc(fg->mirror_grad, (size_t)ncap * sizeof *a);
+    if (!a) return oom();
+    fg->mirror_grad = a;
+    struct mxr_entry *b = realloc(fg->mirror_of, (size_t)ncap * sizeof *b);
+    if (!b) return oom();
+    fg->mirror_of = b;
+    fg->cap_mirrors = ncap;
+  }
+  fg->mirror_grad[fg->num_mirrors] = grad;
+  fg->mirror_of[fg->num_mirrors++] = of;
+  return 0;
+}
+
 /* The backward node of forward node i. */
-static int backward_of(struct grad_state *st, int i) {
+static int backward_of(struct grad_state *st, struct full_graph *fg, int i) {
   const struct mxr_node *n = &st->g->nodes[i];
   const mxr_op *op = n->op;
   int nin = mxr__node_num_inputs(n), naux = mxr__node_num_aux(n);
@@ -186,10 +202,12 @@ static int backward_of(struct grad_state *st, int i) {
   int at;
   int rc = add_op_node(st, op->backward, n->params, 0, NULL, NULL, name, bin, nb, &at);
   n = &st->g->nodes[i];
-  for (int k = 0; k < nin && !rc; k++)
-    if (st->needs[n->inputs[k].node])
+  for (int k = 0; k < nin && !rc; k++) {
+    rc = add_mirror(fg, (struct mxr_entry){at, k}, n->inputs[k]);
+    if (!rc && st->needs[n->inputs[k].node])
       rc = contrib_add(&st->c[st->row[n->inputs[k].node] + n->inputs[k].index],
                        (struct mxr_entry){at, k});
+  }
   return rc;
 }
 
@@ -232,7 +250,7 @@ static int build(struct grad_state *st, struct full_graph *fg, const int *grad_r
   for (int i = st->num_fwd - 1; i >= 0 && !rc; i--) {
     const struct mxr_node *n = &st->g->nodes[i];
     if (!mxr__node_is_var(n) && st->needs[i] && (n->op->backward || n->op->grad_passthrough))
-      rc = backward_of(st, i);
+      rc = backward_of(st, fg, i);
   }
   fg->arg_grads = malloc((size_t)(fg->num_args + 1) * sizeof *fg->arg_grads);
   if (!rc && !fg->arg_grads) rc = oom();
@@ -281,5 +299,7 @@ void mxr__full_graph_free(struct full_graph *fg) {
   free(fg->aux_nodes);
   free(fg->head_grad_nodes);
   free(fg->arg_grads);
+  free(fg->mirror_grad);
+  free(fg->mirror_of);
   memset(fg, 0, sizeof *fg);
 }

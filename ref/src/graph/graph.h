@@ -78,5 +78,8 @@ bool mxr__symbol_var_is_aux(const mxr_symbol *s, int i);
  * unknown).  Errors name the node. */
 int mxr__graph_infer_shapes(const mxr_symbol *s, struct mxr_shape **shapes);
 int mxr__graph_infer_types(const mxr_symbol *s, int **dtypes);
+/* The same over op nodes [from, to) only. */
+int mxr__graph_infer_shapes_range(const mxr_symbol *s, struct mxr_shape **shapes, int from, int to);
+int mxr__graph_infer_types_range(const mxr_symbol *s, int **dtypes, int from, int to);
 
 #endif /* MXR_GRAPH_GRAPH_H */

@@ -51,9 +51,13 @@ static int infer_node_shapes(const mxr_symbol *s, int i, struct mxr_shape **shap
 }
 
 int mxr__graph_infer_shapes(const mxr_symbol *s, struct mxr_shape **shapes) {
+  return mxr__graph_infer_shapes_range(s, shapes, 0, s->num_nodes);
+}
+
+int mxr__graph_infer_shapes_range(const mxr_symbol *s, struct mxr_shape **shapes, int from, int to) {
   for (bool changed = true; changed;) {
     changed = false;
-    for (int i = 0; i < s->num_nodes; i++) {
+    for (int i = from; i < to; i++) {
       if (mxr__node_is_var(&s->nodes[i])) continue;
       int st = infer_node_shapes(s, i, shapes, &changed);
       if (st) return st;
@@ -91,9 +95,13 @@ static int infer_node_types(const mxr_symbol *s, int i, int **dtypes, bool *chan
 }
 
 int mxr__graph_infer_types(const mxr_symbol *s, int **dtypes) {
+  return mxr__graph_infer_types_range(s, dtypes, 0, s->num_nodes);
+}
+
+int mxr__graph_infer_types_range(const mxr_symbol *s, int **dtypes, int from, int to) {
   for (bool changed = true; changed;) {
     changed = false;
-    for (int i = 0; i < s->num_nodes; i++) {
+    for (int i = from; i < to; i++) {
       if (mxr__node_is_var(&s->nodes[i])) continue;
       int st = infer_node_types(s, i, dtypes, &changed);
       if (st) return st;

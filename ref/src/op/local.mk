@@ -9,6 +9,8 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/op/cpu/basic.c \
 	ref/src/op/cpu/elemwise.c \
 	ref/src/op/cpu/tensor.c \
+	ref/src/op/cpu/tensor_2.c \
+	ref/src/op/cpu/tensor_common.h \
 	ref/src/op/cpu/nn.c \
 	ref/src/op/cpu/conv.c \
 	ref/src/op/cpu/optimizer.c

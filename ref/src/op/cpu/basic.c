@@ -189,12 +189,32 @@ static const struct mxr_op op_copy = {
     .num_inplace = 1,
 };
 
+/* The gradient of a reshaping op (Flatten, _copy) has the input's shape and
+ * the output gradient's size: only the sizes must agree. */
+static int same_size_shape(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out,
+                           int nout, struct mxr_shape *aux, int naux) {
+  (void)params;
+  (void)nin;
+  (void)nout;
+  (void)aux;
+  (void)naux;
+  if (!mxr__shape_known(&out[0])) return mxr__shape_assign(&out[0], &in[0], "output");
+  if (!mxr__shape_known(&in[0])) return mxr__shape_assign(&in[0], &out[0], "ograd");
+  if (mxr_shape_size(&in[0]) != mxr_shape_size(&out[0])) {
+    char a[96], b[96];
+    return mxr_set_error(MXR_EINVAL, "gradient of %s elements cannot fill %s",
+                         mxr_shape_str(&in[0], a, sizeof a), mxr_shape_str(&out[0], b, sizeof b));
+  }
+  return 0;
+}
+
 static const struct mxr_op op_backward_copy = {
     .name = "_backward_copy",
     .aliases = {NULL},
     .nin = 1,
     .nout = 1,
     .input_names = data_ograd,
+    .infer_shape = same_size_shape,
     .dtypes = ALL_DTYPES,
     .forward_cpu = copy_forward,
     .inplace = {{0, 0}},

@@ -1,4 +1,931 @@
-/* Ops of the 'nn' group: being written. */
+/*
+ * Neural-network ops with MXNet 1.9.1 semantics: FullyConnected,
+ * SoftmaxOutput (alias Softmax), the regression outputs (Linear, MAE,
+ * Logistic), Dropout, BatchNorm, and their `_backward_*` ops.
+ *
+ * Kernels take float32 and float64.  Element-wise work is done in double
+ * and rounded once when stored; matrix products go to OpenBLAS.
+ *
+ * Where MXNet's CPU kernels behave oddly, the choice made here:
+ *  - SoftmaxOutput with out_grad=True multiplies the gradient by the softmax
+ *    output, not the head gradient: MXNet's gradient node feeds the output
+ *    in the head gradient's place, so that is what 1.9.1 computes.
+ *  - BatchNorm keeps the inverse standard deviation in its "var" output (as
+ *    MXNet's CPU kernel does) and updates moving_mean/moving_var in the
+ *    backward pass, in training mode (as MXNet's CPU and MKL-DNN kernels do).
+ *  - Dropout always writes its mask (ones when it passes data through), so
+ *    the backward op multiplies by the mask and needs no per-node state.
+ *  - Every output honours its req; MXNet ignores req=add in some places.
+ */
+#include <cblas.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
 #include "op/op_internal.h"
 
-const struct mxr_op *const mxr__ops_nn[] = {NULL};
+#define F32_F64 ((1u << MXR_FLOAT32) | (1u << MXR_FLOAT64))
+
+#define KERNEL(fn)                                                                       \
+  static int fn(const struct mxr_op_ctx *ctx, const void *params,                        \
+                const struct mxr_tensor *in, int nin, const int *req, struct mxr_tensor *out, \
+                int nout, struct mxr_tensor *aux, int naux)
+#define KERNEL_ARGS_MAYBE_UNUSED \
+  ((void)ctx, (void)params, (void)in, (void)nin, (void)req, (void)out, (void)nout, (void)aux, (void)naux)
+
+#define SHAPE_FN(fn)                                                                  \
+  static int fn(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out, \
+                int nout, struct mxr_shape *aux, int naux)
+#define SHAPE_ARGS_MAYBE_UNUSED \
+  ((void)params, (void)in, (void)nin, (void)out, (void)nout, (void)aux, (void)naux)
+
+static inline double get(const struct mxr_tensor *t, int64_t i) {
+  return t->dtype == MXR_FLOAT64 ? ((const double *)t->data)[i] : (double)((const float *)t->data)[i];
+}
+
+static inline void put(struct mxr_tensor *t, int req, int64_t i, double v) {
+  if (t->dtype == MXR_FLOAT64)
+    MXR_ASSIGN(req, (double *)t->data + i, v);
+  else
+    MXR_ASSIGN(req, (float *)t->data + i, (float)v);
+}
+
+static inline bool writes(int req) { return req == MXR_REQ_WRITE || req == MXR_REQ_INPLACE; }
+
+static int64_t dims_prod(const struct mxr_shape *s, int from, int to) {
+  int64_t n = 1;
+  for (int d = from; d < to; d++) n *= s->dim[d];
+  return n;
+}
+
+/* A gradient that is zero (labels): written as 0, or left alone for add. */
+static void zero_grad(struct mxr_tensor *t, int req) {
+  if (writes(req)) memset(t->data, 0, (size_t)mxr_tensor_size(t) * mxr_dtype_size(t->dtype));
+}
+
+/* MXNet's static_cast<int> of a label, without undefined behaviour. */
+static int label_int(double v) {
+  return v > (double)INT_MIN - 1.0 && v < (double)INT_MAX + 1.0 ? (int)v : INT_MIN;
+}
+
+/* C[m,n] = (or +=) op(A) op(B), row-major; op(A) is m x k, op(B) is k x n. */
+static int gemm(const char *opname, int dtype, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                const void *a, const void *b, bool add, void *c) {
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
+    return mxr_set_error(MXR_EINVAL, "%s: matrix of %lld x %lld x %lld is too large for BLAS",
+                         opname, (long long)m, (long long)n, (long long)k);
+  if (m == 0 || n == 0) return 0;
+  if (k == 0) {
+    if (!add) memset(c, 0, (size_t)(m * n) * mxr_dtype_size(dtype));
+    return 0;
+  }
+  const int lda = (int)(ta ? m : k), ldb = (int)(tb ? k : n);
+  const enum CBLAS_TRANSPOSE at = ta ? CblasTrans : CblasNoTrans, bt = tb ? CblasTrans : CblasNoTrans;
+  if (dtype == MXR_FLOAT64)
+    cblas_dgemm(CblasRowMajor, at, bt, (int)m, (int)n, (int)k, 1.0, a, lda, b, ldb, add ? 1.0 : 0.0,
+                c, (int)n);
+  else
+    cblas_sgemm(CblasRowMajor, at, bt, (int)m, (int)n, (int)k, 1.0f, a, lda, b, ldb,
+                add ? 1.0f : 0.0f, c, (int)n);
+  return 0;
+}
+
+/* -------------------------------------------------------- FullyConnected */
+
+struct fc_params {
+  int num_hidden;
+  bool no_bias, flatten;
+};
+
+static const struct mxr_param_field fc_fields[] = {
+    {"num_hidden", MXR_PARAM_INT, offsetof(struct fc_params, num_hidden), NULL, NULL},
+    {"no_bias", MXR_PARAM_BOOL, offsetof(struct fc_params, no_bias), "False", NULL},
+    {"flatten", MXR_PARAM_BOOL, offsetof(struct fc_params, flatten), "True", NULL},
+};
+
+static const char *const fc_inputs[] = {"data", "weight", "bias"};
+
+static int fc_check(const char *opname, void *params) {
+  const struct fc_params *p = params;
+  if (p->num_hidden < 1)
+    return mxr_set_error(MXR_EINVAL, "%s: num_hidden must be > 0, got %d", opname, p->num_hidden);
+  return 0;
+}
+
+static int fc_nin(const void *params) { return ((const struct fc_params *)params)->no_bias ? 2 : 3; }
+static int fc_bwd_nin(const void *params) { return 1 + fc_nin(params); }
+
+/* data as a matrix: m rows of k inputs. */
+static void fc_dims(const struct fc_params *p, const struct mxr_shape *d, int64_t *m, int64_t *k) {
+  if (p->flatten) {
+    *m = d->dim[0];
+    *k = dims_prod(d, 1, d->ndim);
+  } else {
+    *m = dims_prod(d, 0, d->ndim - 1);
+    *k = d->dim[d->ndim - 1];
+  }
+}
+
+SHAPE_FN(fc_shape) {
+  SHAPE_ARGS_MAYBE_UNUSED;
+  const struct fc_params *p = params;
+  if (!mxr__shape_known(&in[0])) return 0;
+  char a[96];
+  if (in[0].ndim < 1)
+    return mxr_set_error(MXR_EINVAL, "FullyConnected: data must have at least 1 dimension, got %s",
+                         mxr_shape_str(&in[0], a, sizeof a));
+  int64_t m, k;
+  fc_dims(p, &in[0], &m, &k);
+  struct mxr_shape w = mxr__shape2(p->num_hidden, k), o = in[0];
+  int st = mxr__shape_assign(&in[1], &w, "weight");
+  if (st) return st;
+  if (!p->no_bias) {
+    struct mxr_shape b1 = mxr__shape1(p->num_hidden), b2 = mxr__shape2(p->num_hidden, 1);
+    if (!mxr__shape_known(&in[2]))
+      in[2] = b1;
+    else if (!mxr_shape_equal(&in[2], &b1) && !mxr_shape_equal(&in[2], &b2))
+      return mxr_set_error(MXR_EINVAL,
+                           "FullyConnected: bias: expected shape (%d,) or (%d,1), got %s",
+                           p->num_hidden, p->num_hidden, mxr_shape_str(&in[2], a, sizeof a));
+  }
+  if (p->flatten)
+    o = mxr__shape2(in[0].dim[0], p->num_hidden);
+  else
+    o.dim[o.ndim - 1] = p->num_hidden;
+  return mxr__shape_assign(&out[0], &o, "output");
+}
+
+KERNEL(fc_forward) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  const struct fc_params *p = params;
+  if (req[0] == MXR_REQ_NULL) return 0;
+  int64_t m, k, n = p->num_hidden;
+  fc_dims(p, &in[0].shape, &m, &k);
+  if (mxr_tensor_size(&in[1]) != n * k)
+    return mxr_set_error(MXR_EINVAL, "FullyConnected: weight has %lld elements, expected %lld",
+                         (long long)mxr_tensor_size(&in[1]), (long long)(n * k));
+  int st = gemm("FullyConnected", in[0].dtype, false, true, m, n, k, in[0].data, in[1].data,
+                req[0] == MXR_REQ_ADD, out[0].data);
+  if (st || p->no_bias) return st;
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) put(&out[0], MXR_REQ_ADD, i * n + j, get(&in[2], j));
+  return 0;
+}
+
+/* Inputs: ograd, data, weight[, bias].  Outputs: their gradients.  The
+ * weight gradient is computed before the data gradient, so the data
+ * gradient may share the data's memory (the in-place hint). */
+KERNEL(fc_backward) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  const struct fc_params *p = params;
+  const struct mxr_tensor *dy = &in[0], *x = &in[1], *w = &in[2];
+  int64_t m, k, n = p->num_hidden;
+  fc_dims(p, &x->shape, &m, &k);
+  int st = 0, dt = dy->dtype;
+  if (req[1] != MXR_REQ_NULL)
+    st = gemm("_backward_FullyConnected", dt, true, false, n, k, m, dy->data, x->data,
+              req[1] == MXR_REQ_ADD, out[1].data);
+  if (!st && !p->no_bias && req[2] != MXR_REQ_NULL)
+    for (int64_t j = 0; j < n; j++) {
+      double s = 0;
+      for (int64_t i = 0; i < m; i++) s += get(dy, i * n + j);
+      put(&out[2], req[2], j, s);
+    }
+  if (!st && req[0] != MXR_REQ_NULL)
+    st = gemm("_backward_FullyConnected", dt, false, false, m, k, n, dy->data, w->data,
+              req[0] == MXR_REQ_ADD, out[0].data);
+  return st;
+}
+
+/* Backward shapes: the gradient of forward input i has that input's shape;
+ * the forward inputs start at backward input `first`. */
+static int grads_like_inputs(struct mxr_shape *in, int first, struct mxr_shape *out, int nout) {
+  for (int i = 0; i < nout; i++) {
+    int st = mxr__shape_assign(&out[i], &in[first + i], "input gradient");
+    if (st) return st;
+  }
+  return 0;
+}
+
+SHAPE_FN(fc_bwd_shape) {
+  SHAPE_ARGS_MAYBE_UNUSED;
+  return grads_like_inputs(in, 1, out, nout);
+}
+
+static const struct mxr_op op_fc = {
+    .name = "FullyConnected",
+    .aliases = {"_sparse_FullyConnected", "_npx_fully_connected", NULL},
+    .fields = fc_fields,
+    .num_fields = 3,
+    .params_size = sizeof(struct fc_params),
+    .check = fc_check,
+    .nin = 3,
+    .nout = 1,
+    .get_nin = fc_nin,
+    .input_names = fc_inputs,
+    .infer_shape = fc_shape,
+    .dtypes = F32_F64,
+    .forward_cpu = fc_forward,
+    .backward = "_backward_FullyConnected",
+    .grad_flags = MXR_GRAD_USE_INPUTS,
+};
+
+static const struct mxr_op op_fc_backward = {
+    .name = "_backward_FullyConnected",
+    .fields = fc_fields,
+    .num_fields = 3,
+    .params_size = sizeof(struct fc_params),
+    .check = fc_check,
+    .nin = 4,
+    .nout = 3,
+    .get_nin = fc_bwd_nin,
+    .get_nout = fc_nin,
+    .infer_shape = fc_bwd_shape,
+    .dtypes = F32_F64,
+    .forward_cpu = fc_backward,
+    .inplace = {{1, 0}},
+    .num_inplace = 1,
+};
+
+/* --------------------------------------------------------- SoftmaxOutput */
+
+enum { NORM_NULL, NORM_BATCH, NORM_VALID };
+static const char *const norm_choices[] = {"null", "batch", "valid", NULL};
+
+struct smo_params {
+  double grad_scale, ignore_label, smooth_alpha;
+  bool multi_output, use_ignore, preserve_shape, out_grad;
+  int normalization;
+};
+
+static const struct mxr_param_field smo_fields[] = {
+    {"grad_scale", MXR_PARAM_FLOAT, offsetof(struct smo_params, grad_scale), "1", NULL},
+    {"ignore_label", MXR_PARAM_FLOAT, offsetof(struct smo_params, ignore_label), "-1", NULL},
+    {"multi_output", MXR_PARAM_BOOL, offsetof(struct smo_params, multi_output), "False", NULL},
+    {"use_ignore", MXR_PARAM_BOOL, offsetof(struct smo_params, use_ignore), "False", NULL},
+    {"preserve_shape", MXR_PARAM_BOOL, offsetof(struct smo_params, preserve_shape), "False", NULL},
+    {"normalization", MXR_PARAM_ENUM, offsetof(struct smo_params, normalization), "null",
+     norm_choices},
+    {"out_grad", MXR_PARAM_BOOL, offsetof(struct smo_params, out_grad), "False", NULL},
+    {"smooth_alpha", MXR_PARAM_FLOAT, offsetof(struct smo_params, smooth_alpha), "0", NULL},
+};
+
+static const char *const data_label_inputs[] = {"data", "label"};
+
+static int smo_check(const char *opname, void *params) {
+  const struct smo_params *p = params;
+  if (!(p->smooth_alpha >= 0 && p->smooth_alpha <= 1))
+    return mxr_set_error(MXR_EINVAL, "%s: smooth_alpha must be in [0, 1], got %g", opname,
+                         p->smooth_alpha);
+  return 0;
+}
+
+SHAPE_FN(smo_shape) {
+  SHAPE_ARGS_MAYBE_UNUSED;
+  const struct smo_params *p = params;
+  const struct mxr_shape *d = &in[0];
+  if (!mxr__shape_known(d)) return 0;
+  char a[96], b[96], c[96];
+  if (d->ndim < (p->multi_output ? 2 : 1))
+    return mxr_set_error(MXR_EINVAL, "SoftmaxOutput: data must have at least %d dimension(s)%s, got %s",
+                         p->multi_output ? 2 : 1, p->multi_output ? " with multi_output" : "",
+                         mxr_shape_str(d, a, sizeof a));
+  struct mxr_shape *l = &in[1];
+  if (!mxr_shape_equal(d, l)) { /* a label per instance (else probabilities) */
+    if (p->multi_output) {
+      int64_t n = d->dim[0], k = d->dim[1], size = mxr_shape_size(d);
+      struct mxr_shape l1 = mxr__shape2(n, n && k ? size / n / k : 0), l2 = {d->ndim - 1, {n}},
+                       l3 = *d;
+      for (int i = 2; i < d->ndim; i++) l2.dim[i - 1] = d->dim[i];
+      l3.dim[1] = 1;
+      if (!mxr__shape_known(l))
+        *l = l1;
+      else if (!mxr_shape_equal(l, &l1) && !mxr_shape_equal(l, &l2) && !mxr_shape_equal(l, &l3))
+        return mxr_set_error(MXR_EINVAL, "SoftmaxOutput: label: expected shape %s or %s, got %s",
+                             mxr_shape_str(&l1, a, sizeof a), mxr_shape_str(&l2, b, sizeof b),
+                             mxr_shape_str(l, c, sizeof c));
+    } else {
+      struct mxr_shape want = {d->ndim - 1, {0}};
+      for (int i = 0; i + 1 < d->ndim; i++) want.dim[i] = d->dim[i];
+      int st = mxr__shape_assign(l, &want, "label");
+      if (st) return st;
+    }
+  }
+  return mxr__shape_assign(&out[0], d, "output");
+}
+
+/* Softmax runs along the middle axis of (outer, k, inner). */
+struct smo_layout {
+  int64_t outer, k, inner;
+};
+
+static struct smo_layout smo_layout(const struct smo_params *p, const struct mxr_shape *d) {
+  int64_t size = mxr_shape_size(d);
+  struct smo_layout l = {d->ndim ? d->dim[0] : 1, 0, 1};
+  if (p->multi_output) {
+    l.k = d->dim[1];
+    l.inner = l.outer && l.k ? size / l.outer / l.k : 0;
+  } else if (p->preserve_shape) {
+    l.k = d->ndim ? d->dim[d->ndim - 1] : 1;
+    l.outer = l.k ? size / l.k : 0;
+  } else {
+    l.k = l.outer ? size / l.outer : 0;
+  }
+  return l;
+}
+
+KERNEL(smo_forward) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  if (req[0] == MXR_REQ_NULL) return 0;
+  if (((const struct smo_params *)params)->multi_output && in[0].shape.ndim < 2)
+    return mxr_set_error(MXR_EINVAL, "SoftmaxOutput: multi_output needs data with 2 or more dimensions");
+  struct smo_layout l = smo_layout(params, &in[0].shape);
+  for (int64_t o = 0; o < l.outer; o++)
+    for (int64_t i = 0; i < l.inner; i++) {
+      const int64_t base = o * l.k * l.inner + i;
+      double mx = -INFINITY, sum = 0;
+      for (int64_t x = 0; x < l.k; x++) mx = fmax(mx, get(&in[0], base + x * l.inner));
+      for (int64_t x = 0; x < l.k; x++) sum += exp(get(&in[0], base + x * l.inner) - mx);
+      for (int64_t x = 0; x < l.k; x++) {
+        const int64_t j = base + x * l.inner;
+        put(&out[0], req[0], j, exp(get(&in[0], j) - mx) / sum);
+      }
+    }
+  return 0;
+}
+
+/* Inputs: ograd (unused), data, label, output.  Outputs: d data, d label. */
+KERNEL(smo_backward) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  const struct smo_params *p = params;
+  const struct mxr_tensor *label = &in[2], *y = &in[3];
+  const double gs = (float)p->grad_scale;
+  zero_grad(&out[1], req[1]);
+  if (req[0] == MXR_REQ_NULL) return 0;
+  if (mxr_shape_equal(&label->shape, &y->shape)) { /* probabilities as labels */
+    for (int64_t j = 0; j < mxr_tensor_size(y); j++) {
+      double v = (get(y, j) - get(label, j)) * gs;
+      put(&out[0], req[0], j, p->out_grad ? v * get(y, j) : v);
+    }
+    return 0;
+  }
+  struct smo_layout l = smo_layout(p, &y->shape);
+  const int64_t nlabel = l.outer * l.inner;
+  if (mxr_tensor_size(label) != nlabel)
+    return mxr_set_error(MXR_EINVAL, "_backward_SoftmaxOutput: label has %lld elements, expected %lld",
+                         (long long)mxr_tensor_size(label), (long long)nlabel);
+  const int ignore = label_int(p->ignore_label);
+  int64_t valid = 1;
+  if (p->normalization == NORM_BATCH) {
+    valid = p->multi_output ? l.outer : nlabel;
+  } else if (p->normalization == NORM_VALID) {
+    valid = nlabel;
+    for (int64_t j = 0; j < nlabel; j++) valid -= label_int(get(label, j)) == ignore;
+    if (valid == 0) valid = 1;
+  }
+  double scale = gs / (double)valid;
+  if (p->multi_output && p->normalization != NORM_VALID) scale /= (double)l.inner;
+  const bool smooth = !p->multi_output && p->smooth_alpha != 0;
+  const double alpha = (float)p->smooth_alpha, off = l.k > 1 ? alpha / (double)(l.k - 1) : 0;
+  for (int64_t o = 0; o < l.outer; o++)
+    for (int64_t i = 0; i < l.inner; i++) {
+      const int cls = label_int(get(label, o * l.inner + i));
+      const bool skip = p->use_ignore && cls == ignore;
+      for (int64_t x = 0; x < l.k; x++) {
+        const int64_t j = (o * l.k + x) * l.inner + i;
+        double v = 0;
+        if (!skip) {
+          v = get(y, j) - (x == cls ? 1.0 : 0.0);
+          if (smooth) v += x == cls ? alpha : -off;
+        }
+        v *= scale;
+        put(&out[0], req[0], j, p->out_grad ? v * get(y, j) : v);
+      }
+    }
+  return 0;
+}
+
+SHAPE_FN(loss_bwd_shape) {
+  SHAPE_ARGS_MAYBE_UNUSED;
+  return grads_like_inputs(in, 1, out, nout);
+}
+
+static const struct mxr_op op_smo = {
+    .name = "SoftmaxOutput",
+    .aliases = {"Softmax", NULL},
+    .fields = smo_fields,
+    .num_fields = 8,
+    .params_size = sizeof(struct smo_params),
+    .check = smo_check,
+    .nin = 2,
+    .nout = 1,
+    .input_names = data_label_inputs,
+    .infer_shape = smo_shape,
+    .dtypes = F32_F64,
+    .forward_cpu = smo_forward,
+    .backward = "_backward_SoftmaxOutput",
+    .grad_flags = MXR_GRAD_USE_INPUTS | MXR_GRAD_USE_OUTPUTS,
+    .ignores_out_grad = true,
+    .inplace = {{0, 0}},
+    .num_inplace = 1,
+};
+
+static const struct mxr_op op_smo_backward = {
+    .name = "_backward_SoftmaxOutput",
+    .fields = smo_fields,
+    .num_fields = 8,
+    .params_size = sizeof(struct smo_params),
+    .check = smo_check,
+    .nin = 4,
+    .nout = 2,
+    .infer_shape = loss_bwd_shape,
+    .dtypes = F32_F64,
+    .forward_cpu = smo_backward,
+    .inplace = {{3, 0}},
+    .num_inplace = 1,
+};
+
+/* ---------------------------------------------------- regression outputs */
+
+struct reg_params {
+  double grad_scale;
+};
+
+static const struct mxr_param_field reg_fields[] = {
+    {"grad_scale", MXR_PARAM_FLOAT, offsetof(struct reg_params, grad_scale), "1", NULL},
+};
+
+SHAPE_FN(reg_shape) {
+  SHAPE_ARGS_MAYBE_UNUSED;
+  const struct mxr_shape *d = &in[0];
+  struct mxr_shape *l = &in[1];
+  if (!mxr__shape_known(d)) return 0;
+  char a[96], b[96];
+  if (d->ndim < 1)
+    return mxr_set_error(MXR_EINVAL, "data must have at least 1 dimension, got %s",
+                         mxr_shape_str(d, a, sizeof a));
+  if (!mxr__shape_known(l)) {
+    /* a (n, 1) output takes a 1-D label by default */
+    *l = d->ndim == 2 && d->dim[1] == 1 ? mxr__shape1(d->dim[0]) : *d;
+  } else if (l->ndim < 1 || l->dim[0] != d->dim[0] || mxr_shape_size(l) != mxr_shape_size(d)) {
+    return mxr_set_error(MXR_EINVAL, "label: shape %s is inconsistent with data %s",
+                         mxr_shape_str(l, a, sizeof a), mxr_shape_str(d, b, sizeof b));
+  }
+  return mxr__shape_assign(&out[0], d, "output");
+}
+
+static int reg_forward(bool logistic, const struct mxr_tensor *x, int req, struct mxr_tensor *y) {
+  if (req == MXR_REQ_NULL || (!logistic && writes(req) && x->data == y->data)) return 0;
+  for (int64_t j = 0; j < mxr_tensor_size(x); j++) {
+    double v = get(x, j);
+    put(y, req, j, logistic ? 1.0 / (1.0 + exp(-v)) : v);
+  }
+  return 0;
+}
+
+KERNEL(linear_reg_forward) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  return reg_forward(false, &in[0], req[0], &out[0]);
+}
+
+KERNEL(logistic_reg_forward) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  return reg_forward(true, &in[0], req[0], &out[0]);
+}
+
+/* Inputs: ograd (unused), data, label, output.  d data = f(out, label) *
+ * grad_scale / m, m = outputs per example (label size / label rows). */
+static int reg_backward(const char *opname, bool mae, const struct reg_params *p,
+                        const struct mxr_tensor *in, const int *req, struct mxr_tensor *out) {
+  const struct mxr_tensor *label = &in[2], *y = &in[3];
+  zero_grad(&out[1], req[1]);
+  const int64_t n = mxr_tensor_size(y);
+  if (req[0] == MXR_REQ_NULL || n == 0) return 0;
+  if (mxr_tensor_size(label) != n || label->shape.ndim < 1)
+    return mxr_set_error(MXR_EINVAL, "%s: label has %lld elements, expected %lld", opname,
+                         (long long)mxr_tensor_size(label), (long long)n);
+  const double scale = (float)p->grad_scale / (float)(n / label->shape.dim[0]);
+  for (int64_t j = 0; j < n; j++) {
+    double d = get(y, j) - get(label, j);
+    put(&out[0], req[0], j, (mae ? (d > 0 ? 1.0 : -1.0) : d) * scale);
+  }
+  return 0;
+}
+
+KERNEL(sq_reg_backward) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  return reg_backward("_backward_linear_reg_out", false, params, in, req, out);
+}
+
+KERNEL(logistic_reg_backward) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  return reg_backward("_backward_logistic_reg_out", false, params, in, req, out);
+}
+
+KERNEL(mae_reg_backward) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  return reg_backward("_backward_mae_reg_out", true, params, in, req, out);
+}
+
+#define REGRESSION_OPS(var, NAME, fwd, BWD, bwd)                                          \
+  static const struct mxr_op var = {                                                     \
+      .name = NAME,                                                                      \
+      .aliases = {"_sparse_" NAME, NULL},                                                \
+      .fields = reg_fields,                                                              \
+      .num_fields = 1,                                                                   \
+      .params_size = sizeof(struct reg_params),                                          \
+      .nin = 2,                                                                          \
+      .nout = 1,                                                                         \
+      .input_names = data_label_inputs,                                                  \
+      .infer_shape = reg_shape,                                                          \
+      .dtypes = F32_F64,                                                                 \
+      .forward_cpu = fwd,                                                                \
+      .backward = BWD,                                                                   \
+      .grad_flags = MXR_GRAD_USE_INPUTS | MXR_GRAD_USE_OUTPUTS,                          \
+      .ignores_out_grad = true,                                                          \
+      .inplace = {{0, 0}},                                                               \
+      .num_inplace = 1,                                                                  \
+  };                                                                                     \
+  static const struct mxr_op var##_backward = {                                          \
+      .name = BWD,                                                                       \
+      .fields = reg_fields,                                                              \
+      .num_fields = 1,                                                                   \
+      .params_size = sizeof(struct reg_params),                                          \
+      .nin = 4,                                                                          \
+      .nout = 2,                                                                         \
+      .infer_shape = loss_bwd_shape,                                                     \
+      .dtypes = F32_F64,                                                                 \
+      .forward_cpu = bwd,                                                                \
+      .inplace = {{3, 0}},                                                               \
+      .num_inplace = 1,                                                                  \
+  };
+
+REGRESSION_OPS(op_linear_reg, "LinearRegressionOutput", linear_reg_forward,
+               "_backward_linear_reg_out", sq_reg_backward)
+REGRESSION_OPS(op_mae_reg, "MAERegressionOutput", linear_reg_forward, "_backward_mae_reg_out",
+               mae_reg_backward)
+REGRESSION_OPS(op_logistic_reg, "LogisticRegressionOutput", logistic_reg_forward,
+               "_backward_logistic_reg_out", logistic_reg_backward)
+
+/* --------------------------------------------------------------- Dropout */
+
+enum { DROPOUT_TRAINING, DROPOUT_ALWAYS };
+static const char *const dropout_modes[] = {"training", "always", NULL};
+
+struct dropout_params {
+  double p;
+  int mode;
+  struct mxr_tuple axes;
+  struct mxr_param_str cudnn_off; /* MXNet's optional<bool>; unused on CPU */
+};
+
+static const struct mxr_param_field dropout_fields[] = {
+    {"p", MXR_PARAM_FLOAT, offsetof(struct dropout_params, p), "0.5", NULL},
+    {"mode", MXR_PARAM_ENUM, offsetof(struct dropout_params, mode), "training", dropout_modes},
+    {"axes", MXR_PARAM_TUPLE, offsetof(struct dropout_params, axes), "()", NULL},
+    {"cudnn_off", MXR_PARAM_STRING, offsetof(struct dropout_params, cudnn_off), "False", NULL},
+};
+
+static const char *const data_input[] = {"data"};
+
+static int dropout_check(const char *opname, void *params) {
+  const struct dropout_params *p = params;
+  if (!(p->p >= 0 && p->p <= 1))
+    return mxr_set_error(MXR_EINVAL, "%s: p must be in [0, 1], got %g", opname, p->p);
+  static const char *const ok[] = {"None", "True", "False", "true", "false", "1", "0"};
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+    if (strcmp(p->cudnn_off.s, ok[i]) == 0) return 0;
+  return mxr_set_error(MXR_EINVAL, "%s: parameter cudnn_off='%s' is not valid: expected None, True or False",
+                       opname, p->cudnn_off.s);
+}
+
+static int dropout_nvisible(const void *params) {
+  (void)params;
+  return 1;
+}
+
+SHAPE_FN(dropout_shape) {
+  SHAPE_ARGS_MAYBE_UNUSED;
+  const struct dropout_params *p = params;
+  if (!mxr__shape_known(&in[0])) return 0;
+  struct mxr_shape mask = in[0];
+  for (int i = 0; i < p->axes.n; i++) {
+    int64_t a = p->axes.v[i] < 0 ? p->axes.v[i] + mask.ndim : p->axes.v[i];
+    if (a < 0 || a >= mask.ndim)
+      return mxr_set_error(MXR_EINVAL, "Dropout: axis %lld is out of range for %d dimensions",
+                           (long long)p->axes.v[i], mask.ndim);
+    mask.dim[a] = 1;
+  }
+  int st = mxr__shape_assign(&out[0], &in[0], "output");
+  return st ? st : mxr__shape_assign(&out[1], &mask, "mask");
+}
+
+/* Element j of the mask keeps its input when a hash of (seed, j), read as a
+ * uniform number in [0, 1), is below the keep probability. */
+static bool dropout_keep(uint64_t seed, int64_t j, float pkeep) {
+  uint64_t z = seed + ((uint64_t)j + 1) * 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return (float)(z >> 40) * (1.0f / 16777216.0f) < pkeep;
+}
+
+/* Step through `data` in order, tracking the index into a mask that has
+ * extent 1 on the shared axes: mstride[d] is 0 on those. */
+static void mask_strides(const struct mxr_shape *d, const struct mxr_shape *m, int64_t *mstride) {
+  int64_t s = 1;
+  for (int k = d->ndim - 1; k >= 0; k--) {
+    mstride[k] = m->dim[k] == d->dim[k] ? s : 0;
+    s *= m->dim[k];
+  }
+}
+
+static void mask_next(const struct mxr_shape *d, const int64_t *mstride, int64_t *idx, int64_t *j) {
+  for (int k = d->ndim - 1; k >= 0; k--) {
+    *j += mstride[k];
+    if (++idx[k] < d->dim[k]) return;
+    *j -= mstride[k] * d->dim[k];
+    idx[k] = 0;
+  }
+}
+
+/* Outputs: out, mask (hidden). */
+KERNEL(dropout_forward) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  const struct dropout_params *p = params;
+  const float pkeep = 1.0f - (float)p->p, scale = 1.0f / pkeep;
+  const bool active = pkeep < 1 && (ctx->is_train || p->mode == DROPOUT_ALWAYS);
+  const int64_t nm = mxr_tensor_size(&out[1]);
+  if (req[1] != MXR_REQ_NULL)
+    for (int64_t j = 0; j < nm; j++)
+      put(&out[1], req[1], j, !active ? 1.0 : dropout_keep(ctx->seed, j, pkeep) ? scale : 0.0);
+  if (req[0] == MXR_REQ_NULL) return 0;
+  if (!active) {
+    if (writes(req[0]) && in[0].data == out[0].data) return 0;
+    for (int64_t i = 0; i < mxr_tensor_size(&in[0]); i++) put(&out[0], req[0], i, get(&in[0], i));
+    return 0;
+  }
+  int64_t mstride[MXR_MAX_NDIM], idx[MXR_MAX_NDIM] = {0}, j = 0;
+  mask_strides(&in[0].shape, &out[1].shape, mstride);
+  for (int64_t i = 0; i < mxr_tensor_size(&in[0]); i++) {
+    const double m = dropout_keep(ctx->seed, j, pkeep) ? (double)scale : 0.0;
+    put(&out[0], req[0], i, get(&in[0], i) * m);
+    mask_next(&in[0].shape, mstride, idx, &j);
+  }
+  return 0;
+}
+
+/* Inputs: ograd, out, mask.  d data = ograd * mask (broadcast on axes). */
+KERNEL(dropout_backward) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  if (req[0] == MXR_REQ_NULL) return 0;
+  const struct mxr_tensor *dy = &in[0], *mask = &in[2];
+  int64_t mstride[MXR_MAX_NDIM], idx[MXR_MAX_NDIM] = {0}, j = 0;
+  mask_strides(&dy->shape, &mask->shape, mstride);
+  for (int64_t i = 0; i < mxr_tensor_size(dy); i++) {
+    put(&out[0], req[0], i, get(dy, i) * get(mask, j));
+    mask_next(&dy->shape, mstride, idx, &j);
+  }
+  return 0;
+}
+
+SHAPE_FN(dropout_bwd_shape) {
+  SHAPE_ARGS_MAYBE_UNUSED;
+  return mxr__shape_assign(&out[0], &in[0], "input gradient");
+}
+
+static const struct mxr_op op_dropout = {
+    .name = "Dropout",
+    .aliases = {"_npx_dropout", NULL},
+    .fields = dropout_fields,
+    .num_fields = 4,
+    .params_size = sizeof(struct dropout_params),
+    .check = dropout_check,
+    .nin = 1,
+    .nout = 2,
+    .get_nvisible = dropout_nvisible,
+    .input_names = data_input,
+    .infer_shape = dropout_shape,
+    .dtypes = F32_F64,
+    .forward_cpu = dropout_forward,
+    .backward = "_backward_Dropout",
+    .grad_flags = MXR_GRAD_USE_OUTPUTS,
+    .inplace = {{0, 0}},
+    .num_inplace = 1,
+};
+
+static const struct mxr_op op_dropout_backward = {
+    .name = "_backward_Dropout",
+    .fields = dropout_fields,
+    .num_fields = 4,
+    .params_size = sizeof(struct dropout_params),
+    .check = dropout_check,
+    .nin = 3,
+    .nout = 1,
+    .infer_shape = dropout_bwd_shape,
+    .dtypes = F32_F64,
+    .forward_cpu = dropout_backward,
+    .inplace = {{0, 0}},
+    .num_inplace = 1,
+};
+
+/* ------------------------------------------------------------- BatchNorm */
+
+struct bn_params {
+  double eps, momentum;
+  bool fix_gamma, use_global_stats, output_mean_var, cudnn_off;
+  int axis;
+  struct mxr_opt_float min_calib_range, max_calib_range; /* quantization only */
+};
+
+static const struct mxr_param_field bn_fields[] = {
+    /* MXNet's default is the float 1e-3f widened to double */
+    {"eps", MXR_PARAM_FLOAT, offsetof(struct bn_params, eps), "0.0010000000474974513", NULL},
+    {"momentum", MXR_PARAM_FLOAT, offsetof(struct bn_params, momentum), "0.9", NULL},
+    {"fix_gamma", MXR_PARAM_BOOL, offsetof(struct bn_params, fix_gamma), "True", NULL},
+    {"use_global_stats", MXR_PARAM_BOOL, offsetof(struct bn_params, use_global_stats), "False", NULL},
+    {"output_mean_var", MXR_PARAM_BOOL, offsetof(struct bn_params, output_mean_var), "False", NULL},
+    {"axis", MXR_PARAM_INT, offsetof(struct bn_params, axis), "1", NULL},
+    {"cudnn_off", MXR_PARAM_BOOL, offsetof(struct bn_params, cudnn_off), "False", NULL},
+    {"min_calib_range", MXR_PARAM_OPT_FLOAT, offsetof(struct bn_params, min_calib_range), "None", NULL},
+    {"max_calib_range", MXR_PARAM_OPT_FLOAT, offsetof(struct bn_params, max_calib_range), "None", NULL},
+};
+
+static const char *const bn_inputs[] = {"data", "gamma", "beta"};
+static const char *const bn_aux[] = {"moving_mean", "moving_var"};
+
+/* MXNet adds eps to the variance in the data's type. */
+static double bn_eps(const struct bn_params *p, int dtype) {
+  return dtype == MXR_FLOAT64 ? p->eps : (double)(float)p->eps;
+}
+
+static int bn_nvisible(const void *params) {
+  return ((const struct bn_params *)params)->output_mean_var ? 3 : 1;
+}
+static int bn_bwd_nin(const void *params) { return bn_nvisible(params) + 6; }
+
+/* data as (outer, channels, inner) around the channel axis. */
+struct bn_layout {
+  int64_t outer, c, inner;
+};
+
+static int bn_layout(const struct bn_params *p, const struct mxr_shape *d, struct bn_layout *l) {
+  int ax = p->axis < 0 ? p->axis + d->ndim : p->axis;
+  if (ax < 0 || ax >= d->ndim)
+    return mxr_set_error(MXR_EINVAL, "BatchNorm: axis %d is out of range for %d dimensions",
+                         p->axis, d->ndim);
+  *l = (struct bn_layout){dims_prod(d, 0, ax), d->dim[ax], dims_prod(d, ax + 1, d->ndim)};
+  return 0;
+}
+
+SHAPE_FN(bn_shape) {
+  SHAPE_ARGS_MAYBE_UNUSED;
+  if (!mxr__shape_known(&in[0])) return 0;
+  struct bn_layout l;
+  int st = bn_layout(params, &in[0], &l);
+  const struct mxr_shape ch = mxr__shape1(l.c);
+  static const char *const what[] = {"gamma", "beta", "moving_mean", "moving_var", "mean", "var"};
+  struct mxr_shape *slots[] = {&in[1], &in[2], &aux[0], &aux[1], &out[1], &out[2]};
+  for (int i = 0; i < 6 && !st; i++) st = mxr__shape_assign(slots[i], &ch, what[i]);
+  return st ? st : mxr__shape_assign(&out[0], &in[0], "output");
+}
+
+/* Visit the elements of channel c: callback-free, as an index sequence. */
+#define BN_FOR_EACH(l, c, j)                                     \
+  for (int64_t bn_o = 0; bn_o < (l).outer; bn_o++)              \
+    for (int64_t j = (bn_o * (l).c + (c)) * (l).inner,          \
+                 bn_end = j + (l).inner;                        \
+         j < bn_end; j++)
+
+/* Inputs: data, gamma, beta; aux moving_mean, moving_var.  Outputs: out,
+ * mean, inverse std (the batch's in training mode, else the moving ones). */
+KERNEL(bn_forward) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  const struct bn_params *p = params;
+  const struct mxr_tensor *x = &in[0];
+  struct bn_layout l;
+  int st = bn_layout(p, &x->shape, &l);
+  if (st) return st;
+  const bool batch_stats = ctx->is_train && !p->use_global_stats;
+  const int64_t count = l.outer * l.inner;
+  const double eps = bn_eps(p, x->dtype);
+  for (int64_t c = 0; c < l.c; c++) {
+    double mean, invstd;
+    if (batch_stats) {
+      double sum = 0, sq = 0;
+      BN_FOR_EACH(l, c, j) sum += get(x, j);
+      mean = count ? sum / (double)count : 0;
+      BN_FOR_EACH(l, c, j) sq += (get(x, j) - mean) * (get(x, j) - mean);
+      invstd = sq == 0 && p->eps == 0 ? 0 : 1.0 / sqrt((count ? sq / (double)count : 0) + eps);
+    } else {
+      mean = get(&aux[0], c);
+      invstd = 1.0 / sqrt(get(&aux[1], c) + eps);
+    }
+    put(&out[1], req[1], c, mean);
+    put(&out[2], req[2], c, invstd);
+    const double w = p->fix_gamma ? 1.0 : get(&in[1], c), b = get(&in[2], c);
+    if (req[0] != MXR_REQ_NULL) BN_FOR_EACH(l, c, j) put(&out[0], req[0], j, (get(x, j) - mean) * invstd * w + b);
+  }
+  return 0;
+}
+
+/* Inputs: ograd of each visible output (only the first is used), data,
+ * gamma, beta, out, mean, invstd; aux moving_mean, moving_var (updated with
+ * the batch statistics in training mode).  Outputs: d data, d gamma, d beta. */
+KERNEL(bn_backward) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  const struct bn_params *p = params;
+  const int base = bn_nvisible(p);
+  const struct mxr_tensor *dy = &in[0], *x = &in[base], *smean = &in[base + 4], *sinv = &in[base + 5];
+  struct bn_layout l;
+  int st = bn_layout(p, &x->shape, &l);
+  if (st) return st;
+  const bool batch_stats = ctx->is_train && !p->use_global_stats;
+  const double mom = (float)p->momentum, count = (double)(l.outer * l.inner);
+  for (int64_t c = 0; c < l.c; c++) {
+    const double w = p->fix_gamma ? 1.0 : get(&in[base + 1], c);
+    double mean, invstd;
+    if (batch_stats) {
+      mean = get(smean, c);
+      invstd = get(sinv, c);
+      const double var = 1.0 / (invstd * invstd) - p->eps;
+      put(&aux[0], MXR_REQ_WRITE, c, get(&aux[0], c) * mom + mean * (1 - mom));
+      put(&aux[1], MXR_REQ_WRITE, c, get(&aux[1], c) * mom + var * (1 - mom));
+    } else {
+      mean = get(&aux[0], c);
+      invstd = 1.0 / sqrt(get(&aux[1], c) + bn_eps(p, x->dtype));
+    }
+    double sum_dy = 0, dot = 0;
+    BN_FOR_EACH(l, c, j) {
+      sum_dy += get(dy, j);
+      dot += (get(x, j) - mean) * get(dy, j);
+    }
+    if (req[0] != MXR_REQ_NULL) {
+      const double iw = invstd * w;
+      if (batch_stats) {
+        const double k = count ? dot * invstd * invstd / count : 0, gmean = count ? sum_dy / count : 0;
+        BN_FOR_EACH(l, c, j) put(&out[0], req[0], j, (get(dy, j) - gmean - (get(x, j) - mean) * k) * iw);
+      } else {
+        BN_FOR_EACH(l, c, j) put(&out[0], req[0], j, get(dy, j) * iw);
+      }
+    }
+    if (!p->fix_gamma)
+      put(&out[1], req[1], c, dot * invstd);
+    else if (writes(req[1]))
+      put(&out[1], req[1], c, 0.0);
+    put(&out[2], req[2], c, sum_dy);
+  }
+  return 0;
+}
+
+SHAPE_FN(bn_bwd_shape) {
+  SHAPE_ARGS_MAYBE_UNUSED;
+  return grads_like_inputs(in, bn_nvisible(params), out, nout);
+}
+
+static const struct mxr_op op_bn = {
+    .name = "BatchNorm",
+    .aliases = {"_npx_batch_norm", NULL},
+    .fields = bn_fields,
+    .num_fields = 9,
+    .params_size = sizeof(struct bn_params),
+    .nin = 3,
+    .nout = 3,
+    .naux = 2,
+    .get_nvisible = bn_nvisible,
+    .input_names = bn_inputs,
+    .aux_names = bn_aux,
+    .infer_shape = bn_shape,
+    .dtypes = F32_F64,
+    .forward_cpu = bn_forward,
+    .backward = "_backward_BatchNorm",
+    .grad_flags = MXR_GRAD_USE_INPUTS | MXR_GRAD_USE_OUTPUTS,
+};
+
+static const struct mxr_op op_bn_backward = {
+    .name = "_backward_BatchNorm",
+    .fields = bn_fields,
+    .num_fields = 9,
+    .params_size = sizeof(struct bn_params),
+    .nin = 7,
+    .nout = 3,
+    .naux = 2,
+    .get_nin = bn_bwd_nin,
+    .aux_names = bn_aux,
+    .infer_shape = bn_bwd_shape,
+    .dtypes = F32_F64,
+    .forward_cpu = bn_backward,
+};
+
+/* ----------------------------------------------------------------- group */
+
+const struct mxr_op *const mxr__ops_nn[] = {
+    &op_fc,         &op_fc_backward,
+    &op_smo,        &op_smo_backward,
+    &op_linear_reg, &op_linear_reg_backward,
+    &op_mae_reg,    &op_mae_reg_backward,
+    &op_logistic_reg, &op_logistic_reg_backward,
+    &op_dropout,    &op_dropout_backward,
+    &op_bn,         &op_bn_backward,
+    NULL,
+};
