@@ -288,6 +288,51 @@ START_TEST(test_free_with_pending_work) {
 }
 END_TEST
 
+/* A backward op that is a general op (_plus_scalar's is _copy) gets only the
+ * forward parameters it knows. */
+START_TEST(test_gradient_through_scalar_op) {
+  mxr_engine *eng = tu_engine(4);
+  mxr_symbol *x = flip_chain(1);
+  const mxr_op *op;
+  ck_assert_int_eq(mxr_op_find("_plus_scalar", &op), 0);
+  const char *k[] = {"scalar"}, *v[] = {"2"};
+  mxr_op_params *p;
+  ck_assert_int_eq(mxr_op_params_parse(op, 1, k, v, &p), 0);
+  mxr_symbol *y;
+  ck_assert_int_eq(mxr_symbol_atomic(op, p, &y), 0);
+  mxr_op_params_free(p);
+  ck_assert_int_eq(mxr_symbol_compose(y, "plus2", 1, NULL, &x), 0);
+  float xs[LEN], dy[LEN], out[LEN], g[LEN];
+  for (int i = 0; i < LEN; i++) {
+    xs[i] = (float)i;
+    dy[i] = (float)(10 + i);
+  }
+  mxr_ndarray *X = vector(eng, xs), *dX = vector(eng, NULL), *DY = vector(eng, dy);
+  int req = MXR_GRAD_WRITE;
+  struct mxr_exec_opts o = {.engine = eng, .bulk_train = true, .max_node_train_fwd = 15, .max_node_train_bwd = 15};
+  mxr_executor *ex;
+  ck_assert_msg(mxr_executor_bind(y, mxr_cpu(0), 1, &X, &dX, &req, 0, NULL, &o, &ex) == 0, "%s", mxr_last_error());
+  ck_assert_int_eq(mxr_executor_forward(ex, true), 0);
+  ck_assert_int_eq(mxr_executor_backward(ex, 1, &DY), 0);
+  mxr_ndarray *const *outs;
+  int n;
+  ck_assert_int_eq(mxr_executor_outputs(ex, &n, &outs), 0);
+  ck_assert_int_eq(mxr_ndarray_sync_copy_to_cpu(outs[0], out, LEN), 0);
+  ck_assert_int_eq(mxr_ndarray_sync_copy_to_cpu(dX, g, LEN), 0);
+  for (int i = 0; i < LEN; i++) {
+    ck_assert_float_eq(out[i], xs[LEN - 1 - i] + 2);
+    ck_assert_float_eq(g[i], dy[LEN - 1 - i]);
+  }
+  mxr_executor_free(ex);
+  mxr_ndarray_free(X);
+  mxr_ndarray_free(dX);
+  mxr_ndarray_free(DY);
+  mxr_symbol_free(y);
+  mxr_symbol_free(x);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("executor");
   TCase *tc = tcase_create("executor");
@@ -298,6 +343,7 @@ int main(void) {
   tcase_add_test(tc, test_grad_req_add_accumulates);
   tcase_add_test(tc, test_bind_errors);
   tcase_add_test(tc, test_free_with_pending_work);
+  tcase_add_test(tc, test_gradient_through_scalar_op);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }

@@ -60,10 +60,16 @@ static int add_op_node(struct grad_state *st, const char *opname, const mxr_op_p
     free(vals);
     return oom();
   }
+  /* A backward op gets the forward node's parameters -- those it knows:
+   * _plus_scalar's gradient is a plain _copy, which takes none. */
   int k = 0;
-  for (int i = 0; i < mxr_op_params_count(src_params); i++, k++) {
-    keys[k] = mxr_op_params_key(src_params, i);
-    vals[k] = mxr_op_params_value(src_params, i);
+  for (int i = 0; i < mxr_op_params_count(src_params); i++) {
+    const char *key = mxr_op_params_key(src_params, i);
+    bool known = key[0] == '_' && key[1] == '_';
+    for (int f = 0; f < op->num_fields && !known; f++) known = strcmp(op->fields[f].name, key) == 0;
+    if (!known) continue;
+    keys[k] = key;
+    vals[k++] = mxr_op_params_value(src_params, i);
   }
   for (int i = 0; i < nparams_extra; i++, k++) {
     keys[k] = keys_extra[i];

@@ -160,7 +160,7 @@ struct mxr_inplace {
 
 struct mxr_op {
   const char *name;
-  const char *aliases[4]; /* NULL-terminated */
+  const char *aliases[6]; /* NULL-terminated */
 
   const struct mxr_param_field *fields; /* NULL when the op has no params */
   int num_fields;
