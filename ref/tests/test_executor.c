@@ -288,6 +288,54 @@ START_TEST(test_free_with_pending_work) {
 }
 END_TEST
 
+/* The memory plan: a flip chain needs two arrays per pass when dead values'
+ * arrays are reused, one per value when sharing is off; results agree. */
+START_TEST(test_memory_plan_reuses_arrays) {
+  mxr_engine *eng = tu_engine(5);
+  mxr_symbol *sym = flip_chain(101);
+  float x[LEN], dy[LEN], y[2][LEN], g[2][LEN];
+  for (int i = 0; i < LEN; i++) {
+    x[i] = (float)(i * i);
+    dy[i] = (float)(3 - i);
+  }
+  int arrays[2];
+  for (int share = 0; share < 2; share++) {
+    mxr_ndarray *X = vector(eng, x), *dX = vector(eng, NULL), *DY = vector(eng, dy);
+    int req = MXR_GRAD_WRITE;
+    struct mxr_exec_opts o = {.engine = eng, .bulk_train = true, .max_node_train_fwd = 15,
+                              .max_node_train_bwd = 15, .share_memory = share, .enable_inplace = share};
+    mxr_executor *ex;
+    ck_assert_int_eq(mxr_executor_bind(sym, mxr_cpu(0), 1, &X, &dX, &req, 0, NULL, &o, &ex), 0);
+    struct mxr_exec_info info;
+    ck_assert_int_eq(mxr_executor_info(ex, &info), 0);
+    arrays[share] = info.num_arrays;
+    for (int it = 0; it < 3; it++) {
+      ck_assert_int_eq(mxr_executor_forward(ex, true), 0);
+      ck_assert_int_eq(mxr_executor_backward(ex, 1, &DY), 0);
+    }
+    mxr_ndarray *const *outs;
+    int n;
+    ck_assert_int_eq(mxr_executor_outputs(ex, &n, &outs), 0);
+    ck_assert_int_eq(mxr_ndarray_sync_copy_to_cpu(outs[0], y[share], LEN), 0);
+    ck_assert_int_eq(mxr_ndarray_sync_copy_to_cpu(dX, g[share], LEN), 0);
+    mxr_executor_free(ex);
+    mxr_ndarray_free(X);
+    mxr_ndarray_free(dX);
+    mxr_ndarray_free(DY);
+  }
+  ck_assert_int_ge(arrays[0], 200); /* 100 forward + 100 backward values + head grad */
+  ck_assert_int_le(arrays[1], 6);
+  ck_assert_int_eq(memcmp(y[0], y[1], sizeof y[0]), 0);
+  ck_assert_int_eq(memcmp(g[0], g[1], sizeof g[0]), 0);
+  for (int i = 0; i < LEN; i++) {
+    ck_assert_float_eq(y[1][i], x[LEN - 1 - i]); /* 101 flips */
+    ck_assert_float_eq(g[1][i], dy[LEN - 1 - i]);
+  }
+  mxr_symbol_free(sym);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
 /* A backward op that is a general op (_plus_scalar's is _copy) gets only the
  * forward parameters it knows. */
 START_TEST(test_gradient_through_scalar_op) {
@@ -344,6 +392,7 @@ int main(void) {
   tcase_add_test(tc, test_bind_errors);
   tcase_add_test(tc, test_free_with_pending_work);
   tcase_add_test(tc, test_gradient_through_scalar_op);
+  tcase_add_test(tc, test_memory_plan_reuses_arrays);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }

@@ -46,6 +46,8 @@ struct mxr_exec_opts {
   int max_node_train_bwd;       /* MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_BWD */
   bool aggregate_profiling;     /* as if aggregate profiling were on at bind */
   bool plain_segment_names;     /* "op1,op2" instead of "[op1,op2]" (cached ops) */
+  bool enable_inplace;          /* MXNET_EXEC_ENABLE_INPLACE: honour in-place hints */
+  bool share_memory;            /* MXNET_EXEC_MATCH_RANGE != 0: reuse dead values' arrays */
 };
 
 int mxr_exec_opts_from_config(struct mxr_exec_opts *opts);
@@ -84,6 +86,7 @@ struct mxr_exec_info {
   int forward_engine_ops; /* engine ops one forward pass pushes */
   int backward_engine_ops;/* engine ops one backward pass pushes (head-grad copy not counted) */
   int num_segments;
+  int num_arrays;         /* arrays the plan allocated itself, after sharing */
 };
 int mxr_executor_info(const mxr_executor *exec, struct mxr_exec_info *out);
 

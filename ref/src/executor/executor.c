@@ -2,6 +2,7 @@
  * The graph executor: bind (plan everything), forward, backward, free.
  * See executor_internal.h for the plan's layout.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@ int mxr_exec_opts_from_config(struct mxr_exec_opts *o) {
   o->bulk_inference = c->exec_bulk_exec_inference;
   o->max_node_train_fwd = c->exec_bulk_exec_max_node_train_fwd;
   o->max_node_train_bwd = c->exec_bulk_exec_max_node_train_bwd;
+  o->enable_inplace = c->exec_enable_inplace;
+  o->share_memory = c->exec_match_range != 0;
   /* MXNet turns training bulking off when aggregate statistics are being
    * collected at bind, so that every op gets its own entry. */
   o->aggregate_profiling = mxr_profiler_aggregate_running() != 0;
@@ -147,8 +150,120 @@ static bool value_is_read(const mxr_symbol *g, int node, int k) {
   return false;
 }
 
+/* -------------------------------------------------------- memory plan */
+
+/* The last node that reads each value (INT_MAX for heads, which outlive the
+ * pass; the producer itself for values nobody reads). */
+static int *last_uses(const struct mxr_executor *e) {
+  const mxr_symbol *g = e->fg.g;
+  int *last = malloc((size_t)(e->num_values + 1) * sizeof *last);
+  if (!last) return NULL;
+  for (int i = 0; i < g->num_nodes; i++)
+    for (int k = 0; k < mxr__node_num_outputs(&g->nodes[i]); k++) last[e->row[i] + k] = i;
+  for (int i = 0; i < g->num_nodes; i++)
+    for (int j = 0; j < g->nodes[i].nin; j++) {
+      const struct mxr_entry *in = &g->nodes[i].inputs[j];
+      int v = e->row[in->node] + in->index;
+      if (last[v] < i) last[v] = i;
+    }
+  for (int h = 0; h < g->num_heads; h++) last[e->row[g->heads[h].node] + g->heads[h].index] = INT_MAX;
+  return last;
+}
+
+struct free_pool {
+  int *values; /* dead values whose arrays can be reused */
+  int n;
+};
+
+static bool same_layout(mxr_ndarray *a, const struct mxr_shape *s, int dtype) {
+  struct mxr_shape as = array_shape(a);
+  return mxr_shape_equal(&as, s) && mxr_ndarray_dtype(a) == dtype;
+}
+
+/* Output k of node i: over a dying input (in-place hint), over a dead
+ * value's array, or a new array. */
+static int place_output(struct mxr_executor *e, const struct plan_info *pi, const int *last,
+                        struct free_pool *pool, int i, int k, bool *inplace_used) {
+  const struct mxr_node *n = &e->fg.g->nodes[i];
+  const struct mxr_shape *s = &pi->shapes[i][k];
+  int dtype = pi->dtypes[i][k], v = e->row[i] + k;
+  for (int h = 0; n->op && e->opts.enable_inplace && h < n->op->num_inplace; h++) {
+    if (n->op->inplace[h].out != k) continue;
+    const struct mxr_entry *in = &n->inputs[n->op->inplace[h].in];
+    int u = e->row[in->node] + in->index;
+    if (e->owned[u] && last[u] == i && !inplace_used[u] && same_layout(e->values[u], s, dtype)) {
+      inplace_used[u] = true; /* its array lives on as v's */
+      e->values[v] = mxr_ndarray_retain(e->values[u]);
+      e->owned[v] = true;
+      return 0;
+    }
+  }
+  for (int p = 0; e->opts.share_memory && p < pool->n; p++) {
+    int u = pool->values[p];
+    if (!same_layout(e->values[u], s, dtype)) continue;
+    pool->values[p] = pool->values[--pool->n];
+    e->values[v] = mxr_ndarray_retain(e->values[u]);
+    e->owned[v] = true;
+    return 0;
+  }
+  e->owned[v] = true;
+  e->num_arrays++;
+  return mxr_ndarray_create(e->eng, s->dim, s->ndim, e->ctx, dtype, 0, &e->values[v]);
+}
+
+/* Values that die at node i give their arrays to the pool. */
+static void release_dead(struct mxr_executor *e, const int *last, struct free_pool *pool, int i,
+                         const bool *inplace_used) {
+  const struct mxr_node *n = &e->fg.g->nodes[i];
+  for (int j = 0; j < n->nin; j++) {
+    const struct mxr_entry *in = &n->inputs[j];
+    int u = e->row[in->node] + in->index;
+    bool listed = false;
+    for (int p = 0; p < pool->n && !listed; p++) listed = pool->values[p] == u;
+    if (e->owned[u] && last[u] == i && !inplace_used[u] && !listed) pool->values[pool->n++] = u;
+  }
+  for (int k = 0; k < mxr__node_num_outputs(n); k++) {
+    int v = e->row[i] + k;
+    if (e->owned[v] && last[v] == i) pool->values[pool->n++] = v; /* read by nobody */
+  }
+}
+
+/* Give every unbound value an array.  A value's array is free again after
+ * its last reader has run: later values of the same shape and dtype reuse it
+ * (MXNET_EXEC_MATCH_RANGE 0 turns that off), and an op with an in-place hint
+ * writes over an input that dies with it (MXNET_EXEC_ENABLE_INPLACE).  The
+ * engine orders the reuse: the new writer waits for the old readers. */
+static int plan_memory(struct mxr_executor *e, const struct plan_info *pi) {
+  const mxr_symbol *g = e->fg.g;
+  int *last = last_uses(e);
+  struct free_pool pool = {malloc((size_t)(e->num_values + 1) * sizeof(int)), 0};
+  bool *inplace_used = calloc((size_t)e->num_values + 1, sizeof *inplace_used);
+  int rc = last && pool.values && inplace_used ? 0 : oom();
+  for (int i = 0; i < g->num_nodes && !rc; i++) {
+    const struct mxr_node *n = &g->nodes[i];
+    for (int k = 0; k < mxr__node_num_outputs(n) && !rc; k++) {
+      int v = e->row[i] + k;
+      if (e->values[v]) continue;
+      if (mxr__node_is_var(n)) { /* head gradients: never shared, they get rebound */
+        const struct mxr_shape *s = &pi->shapes[i][k];
+        e->owned[v] = true;
+        e->num_arrays++;
+        rc = mxr_ndarray_create(e->eng, s->dim, s->ndim, e->ctx, pi->dtypes[i][k], 0, &e->values[v]);
+        last[v] = INT_MAX;
+        continue;
+      }
+      rc = place_output(e, pi, last, &pool, i, k, inplace_used);
+    }
+    if (!rc && !mxr__node_is_var(n)) release_dead(e, last, &pool, i, inplace_used);
+  }
+  free(last);
+  free(pool.values);
+  free(inplace_used);
+  return rc;
+}
+
 /* Place every value in an array: bound arrays for arguments, aux states and
- * gradients; new arrays for everything else. */
+ * gradients; the memory plan for everything else. */
 static int make_values(struct mxr_executor *e, mxr_ndarray *const *args, mxr_ndarray *const *grads,
                        mxr_ndarray *const *aux, const struct plan_info *pi) {
   const mxr_symbol *g = e->fg.g;
@@ -167,16 +282,7 @@ static int make_values(struct mxr_executor *e, mxr_ndarray *const *args, mxr_nda
       e->values[e->row[e->fg.arg_grads[a].node] + e->fg.arg_grads[a].index] = mxr_ndarray_retain(grads[a]);
   }
   for (int a = 0; a < e->fg.num_aux; a++) e->values[e->row[e->fg.aux_nodes[a]]] = mxr_ndarray_retain(aux[a]);
-  for (int i = 0; i < g->num_nodes; i++)
-    for (int k = 0; k < mxr__node_num_outputs(&g->nodes[i]); k++) {
-      int v = e->row[i] + k;
-      if (e->values[v]) continue;
-      const struct mxr_shape *s = &pi->shapes[i][k];
-      int rc = mxr_ndarray_create(e->eng, s->dim, s->ndim, e->ctx, pi->dtypes[i][k], 0, &e->values[v]);
-      if (rc) return rc;
-      e->owned[v] = true;
-    }
-  return 0;
+  return plan_memory(e, pi);
 }
 
 /* ---------------------------------------------------------- node plans */
@@ -489,6 +595,7 @@ int mxr_executor_info(const mxr_executor *e, struct mxr_exec_info *out) {
   out->forward_engine_ops = e->pass_len[0];
   out->backward_engine_ops = e->pass_len[1];
   out->num_segments = e->num_segments;
+  out->num_arrays = e->num_arrays;
   return 0;
 }
 

@@ -89,6 +89,7 @@ struct mxr_executor {
   mxr_ndarray **values;
   bool *owned;                   /* values the executor created */
   int num_values;
+  int num_arrays;                /* arrays the executor created (after sharing) */
   struct mxr_tensor *tensors;    /* pool the exec_nodes point into */
   mxr_ndarray **outputs;
   int num_outputs;
