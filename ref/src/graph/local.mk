@@ -19,3 +19,17 @@ ref_tests_test_symbol_LDADD = $(TEST_LIBS)
 ref_tests_test_symbol_json_SOURCES = ref/tests/test_symbol_json.c
 ref_tests_test_symbol_json_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS)
 ref_tests_test_symbol_json_LDADD = $(TEST_LIBS) $(JANSSON_LIBS)
+
+# Symbol JSON: test data, fuzzer, seed corpus (docs/symbol-json.md).
+EXTRA_DIST += \
+	ref/tests/data/symbol_json \
+	ref/tests/data/fuzz_symbol_json.dict \
+	ref/tests/corpus/symbol_json \
+	ref/tests/fuzz_symbol_json.c \
+	ref/tests/run_fuzz.sh
+
+# libFuzzer run (needs clang + libclang-rt); not part of `make check`.
+FUZZ_SECONDS = 600
+.PHONY: fuzz
+fuzz:
+	FUZZ_BUILD=$(abs_top_builddir)/_build-fuzz $(SHELL) $(top_srcdir)/ref/tests/run_fuzz.sh $(FUZZ_SECONDS)

@@ -1,0 +1,311 @@
+/*
+ * mxcts-probe: run one workload against one implementation, in the
+ * environment this process was started with, and write the JSON result of
+ * docs/probe-protocol.md.
+ */
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "probe.h"
+#include "probe_trace.h"
+
+extern char **environ;
+
+/* ------------------------------------------------------------- helpers */
+
+double probe_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+uint64_t probe_rand(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+double probe_uniform(uint64_t *s) { return (double)(probe_rand(s) >> 11) * (1.0 / 9007199254740992.0); }
+
+int probe_fail(struct probe *p, const char *call) {
+  if (!p->failed) {
+    const char *msg = p->api.MXGetLastError ? p->api.MXGetLastError() : "";
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s failed: %s", call, msg ? msg : "");
+    json_object_set_new(p->result, "status", json_string("error"));
+    json_object_set_new(p->result, "error", json_string(buf));
+    p->failed = true;
+  }
+  return -1;
+}
+
+const char *probe_param_str(const struct probe *p, const char *key, const char *def) {
+  for (int i = p->nparams - 1; i >= 0; i--)
+    if (strcmp(p->keys[i], key) == 0) return p->vals[i];
+  return def;
+}
+
+long probe_param_long(const struct probe *p, const char *key, long def) {
+  const char *v = probe_param_str(p, key, NULL);
+  return v ? strtol(v, NULL, 10) : def;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+void probe_set_timing(struct probe *p, const double *ms, int n) {
+  json_t *t = json_object(), *arr = json_array();
+  double *sorted = malloc((size_t)(n > 0 ? n : 1) * sizeof *sorted);
+  for (int i = 0; i < n; i++) {
+    json_array_append_new(arr, json_real(ms[i]));
+    sorted[i] = ms[i];
+  }
+  qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
+  double median = n == 0 ? 0 : n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  free(sorted);
+  json_object_set_new(t, "unit", json_string("ms"));
+  json_object_set_new(t, "iterations", arr);
+  json_object_set_new(t, "median", json_real(median));
+  json_object_set_new(p->result, "timing", t);
+}
+
+void probe_add_metric(struct probe *p, const char *name, double value) {
+  json_t *m = json_object_get(p->result, "metrics");
+  if (!m) {
+    m = json_object();
+    json_object_set_new(p->result, "metrics", m);
+  }
+  json_object_set_new(m, name, json_real(value));
+}
+
+void probe_add_check(struct probe *p, const char *name, bool pass, const char *fmt, ...) {
+  char detail[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  json_t *c = json_object();
+  json_object_set_new(c, "name", json_string(name));
+  json_object_set_new(c, "pass", json_boolean(pass));
+  json_object_set_new(c, "detail", json_string(detail));
+  json_array_append_new(json_object_get(p->result, "checks"), c);
+}
+
+void probe_add_values(struct probe *p, const char *name, const float *x, int64_t n) {
+  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 over the bytes */
+  const unsigned char *b = (const unsigned char *)x;
+  bool finite = true;
+  for (int64_t i = 0; i < n * (int64_t)sizeof(float); i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  json_t *sample = json_array();
+  for (int64_t i = 0; i < n; i++) {
+    finite &= x[i] == x[i] && x[i] - x[i] == 0;
+    if (i < 8) json_array_append_new(sample, json_real(x[i]));
+  }
+  char digest[40];
+  snprintf(digest, sizeof digest, "fnv1a64:%016llx", (unsigned long long)h);
+  json_t *v = json_object();
+  json_object_set_new(v, "n", json_integer(n));
+  json_object_set_new(v, "finite", json_boolean(finite));
+  json_object_set_new(v, "digest", json_string(digest));
+  json_object_set_new(v, "sample", sample);
+  json_object_set_new(json_object_get(p->result, "values"), name, v);
+}
+
+/* ------------------------------------------------------------ profiling */
+
+int probe_profile_begin(struct probe *p, const char *pass) {
+  char file[PATH_MAX];
+  snprintf(file, sizeof file, "%s/%s.json", p->profile_dir, pass);
+  const char *keys[] = {"profile_all", "filename", "continuous_dump", "aggregate_stats"};
+  const char *vals[] = {"true", file, "false", "false"};
+  PROBE_CALL(p, MXSetProfilerConfig, 4, keys, vals);
+  PROBE_CALL(p, MXSetProfilerState, 1);
+  return 0;
+}
+
+int probe_profile_end(struct probe *p, const char *pass) {
+  PROBE_CALL(p, MXNDArrayWaitAll);
+  PROBE_CALL(p, MXSetProfilerState, 0);
+  PROBE_CALL(p, MXDumpProfile, 1);
+  char file[PATH_MAX], err[512];
+  snprintf(file, sizeof file, "%s/%s.json", p->profile_dir, pass);
+  struct mxcts_pass_structure s;
+  if (mxcts_trace_read(file, &s, err, sizeof err) != 0) {
+    json_object_set_new(p->result, "status", json_string("error"));
+    json_object_set_new(p->result, "error", json_string(err));
+    p->failed = true;
+    return -1;
+  }
+  json_t *pass_obj = json_object(), *sizes = json_array(), *names = json_array();
+  for (int i = 0; i < s.num_names; i++) {
+    json_array_append_new(sizes, json_integer(s.segment_sizes[i]));
+    if (i < 64) json_array_append_new(names, json_string(s.names[i]));
+  }
+  json_object_set_new(pass_obj, "name", json_string(pass));
+  json_object_set_new(pass_obj, "engine_ops", json_integer(s.engine_ops));
+  json_object_set_new(pass_obj, "segments", json_integer(s.segments));
+  json_object_set_new(pass_obj, "bulked_events", json_integer(s.bulks));
+  json_object_set_new(pass_obj, "helper_ops", json_integer(s.helper_ops));
+  json_object_set_new(pass_obj, "segment_sizes", sizes);
+  json_object_set_new(pass_obj, "names", names);
+  json_t *structure = json_object_get(p->result, "structure");
+  if (!structure) {
+    structure = json_object();
+    json_object_set_new(structure, "passes", json_array());
+    json_object_set_new(p->result, "structure", structure);
+  }
+  json_array_append_new(json_object_get(structure, "passes"), pass_obj);
+  mxcts_trace_free(&s);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- main */
+
+struct workload {
+  const char *name;
+  int (*run)(struct probe *p);
+};
+
+static const struct workload workloads[] = {
+    {"symbolic_flip_chain", probe_symbolic_flip_chain},
+    {"cachedop_flip_chain", probe_cachedop_flip_chain},
+    {"imperative_flips", probe_imperative_flips},
+    {"inference_flip_chain", probe_inference_flip_chain},
+    {"engine_random", probe_engine_random},
+    {"async_dot", probe_async_dot},
+    {"numerics", probe_numerics},
+    {"profiler_autostart", probe_profiler_autostart},
+};
+#define NUM_WORKLOADS ((int)(sizeof workloads / sizeof workloads[0]))
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: mxcts-probe --impl LIB --workload NAME [--param KEY=VALUE ...] [--seed S]\n"
+          "                   [--out FILE] [--profile DIR]\n"
+          "Runs one workload against the MXNet C API exported by LIB and writes the JSON\n"
+          "result (docs/probe-protocol.md) to FILE (default: stdout).\n"
+          "Workloads:");
+  for (int i = 0; i < NUM_WORKLOADS; i++) fprintf(f, " %s", workloads[i].name);
+  fprintf(f, "\n");
+}
+
+static json_t *new_result(const struct probe *p) {
+  json_t *r = json_object(), *params = json_object(), *env = json_object();
+  for (int i = 0; i < p->nparams; i++) json_object_set_new(params, p->keys[i], json_string(p->vals[i]));
+  for (char **e = environ; *e; e++) {
+    if (strncmp(*e, "MXNET_", 6) != 0) continue;
+    const char *eq = strchr(*e, '=');
+    if (!eq) continue;
+    char key[256];
+    snprintf(key, sizeof key, "%.*s", (int)(eq - *e), *e);
+    json_object_set_new(env, key, json_string(eq + 1));
+  }
+  json_object_set_new(r, "probe_version", json_integer(1));
+  json_object_set_new(r, "workload", json_string(p->workload ? p->workload : ""));
+  json_object_set_new(r, "params", params);
+  json_object_set_new(r, "seed", json_integer((json_int_t)p->seed));
+  json_object_set_new(r, "status", json_string("ok"));
+  json_object_set_new(r, "error", json_null());
+  json_object_set_new(r, "env", env);
+  json_object_set_new(r, "values", json_object());
+  json_object_set_new(r, "checks", json_array());
+  return r;
+}
+
+static void add_identity(struct probe *p) {
+  json_t *impl = json_object(), *features = json_object();
+  int version = 0;
+  if (p->api.MXGetVersion && p->api.MXGetVersion(&version) == 0)
+    json_object_set_new(impl, "version", json_integer(version));
+  const struct LibFeature *f;
+  size_t n;
+  if (p->api.MXLibInfoFeatures && p->api.MXLibInfoFeatures(&f, &n) == 0)
+    for (size_t i = 0; i < n; i++) json_object_set_new(features, f[i].name, json_boolean(f[i].enabled));
+  json_object_set_new(impl, "path", json_string(p->impl_path));
+  json_object_set_new(impl, "features", features);
+  json_object_set_new(p->result, "impl", impl);
+}
+
+static int write_result(const struct probe *p, const char *out) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) == 0) json_object_set_new(p->result, "peak_rss_kb", json_integer(ru.ru_maxrss));
+  int rc = out ? json_dump_file(p->result, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER)
+               : json_dumpf(p->result, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+  if (rc != 0) fprintf(stderr, "mxcts-probe: cannot write the result to %s\n", out ? out : "stdout");
+  return rc;
+}
+
+static int usage_error(struct probe *p, const char *out, const char *msg) {
+  fprintf(stderr, "mxcts-probe: %s\n", msg);
+  json_object_set_new(p->result, "status", json_string("usage"));
+  json_object_set_new(p->result, "error", json_string(msg));
+  write_result(p, out);
+  return 2;
+}
+
+static int add_param(struct probe *p, char *arg) {
+  char *eq = strchr(arg, '=');
+  if (!eq || eq == arg || p->nparams == PROBE_MAX_PARAMS) return -1;
+  *eq = '\0';
+  p->keys[p->nparams] = arg;
+  p->vals[p->nparams++] = eq + 1;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  struct probe p = {0};
+  const char *out = NULL;
+  char bad[512] = "";
+  static const struct option longopts[] = {
+      {"impl", required_argument, NULL, 'i'},    {"workload", required_argument, NULL, 'w'},
+      {"param", required_argument, NULL, 'p'},   {"seed", required_argument, NULL, 's'},
+      {"out", required_argument, NULL, 'o'},     {"profile", required_argument, NULL, 'P'},
+      {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+  for (int c; (c = getopt_long(argc, argv, "i:w:p:s:o:P:h", longopts, NULL)) != -1;) {
+    switch (c) {
+      case 'i': p.impl_path = optarg; break;
+      case 'w': p.workload = optarg; break;
+      case 'p':
+        if (add_param(&p, optarg)) snprintf(bad, sizeof bad, "bad --param '%s' (want KEY=VALUE)", optarg);
+        break;
+      case 's': p.seed = strtoull(optarg, NULL, 10); break;
+      case 'o': out = optarg; break;
+      case 'P': p.profile_dir = optarg; break;
+      case 'h': usage(stdout); return 0;
+      default: usage(stderr); return 2;
+    }
+  }
+  p.result = new_result(&p);
+  if (*bad) return usage_error(&p, out, bad);
+  if (!p.impl_path || !p.workload) return usage_error(&p, out, "--impl and --workload are required");
+  const struct workload *w = NULL;
+  for (int i = 0; i < NUM_WORKLOADS && !w; i++)
+    if (strcmp(workloads[i].name, p.workload) == 0) w = &workloads[i];
+  if (!w) {
+    snprintf(bad, sizeof bad, "unknown workload '%s'", p.workload);
+    return usage_error(&p, out, bad);
+  }
+  char err[1024];
+  if (mxcts_capi_load(p.impl_path, &p.api, err, sizeof err) != 0) {
+    json_object_set_new(p.result, "status", json_string("error"));
+    json_object_set_new(p.result, "error", json_string(err));
+    write_result(&p, out);
+    return 1;
+  }
+  add_identity(&p);
+  if (p.api.MXRandomSeed((int)(p.seed & 0x7fffffff)) != 0) probe_fail(&p, "MXRandomSeed");
+  if (!p.failed) w->run(&p);
+  int rc = write_result(&p, out);
+  json_decref(p.result);
+  /* Leave the library loaded: its threads may still be winding down. */
+  return rc ? 1 : 0;
+}

@@ -1,0 +1,68 @@
+/*
+ * mxcts-probe internals: one workload, one process, one JSON result
+ * (docs/probe-protocol.md).  Every C API return code is checked; a failure
+ * stops the workload with status "error", the call and MXGetLastError's
+ * text recorded.
+ */
+#ifndef MXCTS_PROBE_H
+#define MXCTS_PROBE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "probe_capi.h"
+
+#define PROBE_MAX_PARAMS 32
+
+struct probe {
+  struct mxcts_capi api;
+  const char *impl_path;
+  const char *workload;
+  const char *profile_dir; /* NULL: no structure run */
+  uint64_t seed;
+  int nparams;
+  const char *keys[PROBE_MAX_PARAMS], *vals[PROBE_MAX_PARAMS];
+  json_t *result;          /* the result object being filled */
+  bool failed;             /* a C API call failed: status error */
+};
+
+/* Record a failed call (status "error") and return -1. */
+int probe_fail(struct probe *p, const char *call);
+
+/* Call a C API function; on -1 record it and return -1 from the caller. */
+#define PROBE_CALL(p, fn, ...)                                   \
+  do {                                                           \
+    if ((p)->api.fn(__VA_ARGS__) != 0) return probe_fail((p), #fn); \
+  } while (0)
+
+/* Parameters (--param k=v) with defaults. */
+long probe_param_long(const struct probe *p, const char *key, long def);
+const char *probe_param_str(const struct probe *p, const char *key, const char *def);
+
+/* Result helpers. */
+void probe_set_timing(struct probe *p, const double *ms, int n);
+void probe_add_metric(struct probe *p, const char *name, double value);
+void probe_add_check(struct probe *p, const char *name, bool pass, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void probe_add_values(struct probe *p, const char *name, const float *x, int64_t n);
+/* Profile one pass: start the profiler writing <profile_dir>/<pass>.json;
+ * probe_profile_end stops, dumps, parses and adds the pass's structure. */
+int probe_profile_begin(struct probe *p, const char *pass);
+int probe_profile_end(struct probe *p, const char *pass);
+
+double probe_now_ms(void);
+uint64_t probe_rand(uint64_t *state);
+double probe_uniform(uint64_t *state);
+
+/* Workloads: each returns 0 (ran to the end) or -1 (a call failed). */
+int probe_symbolic_flip_chain(struct probe *p);
+int probe_cachedop_flip_chain(struct probe *p);
+int probe_imperative_flips(struct probe *p);
+int probe_inference_flip_chain(struct probe *p);
+int probe_engine_random(struct probe *p);
+int probe_async_dot(struct probe *p);
+int probe_numerics(struct probe *p);
+int probe_profiler_autostart(struct probe *p);
+
+#endif /* MXCTS_PROBE_H */

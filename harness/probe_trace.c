@@ -1,0 +1,116 @@
+/* Reading a profiler trace into the structure of one pass (probe_trace.h). */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe_trace.h"
+
+/* MXNet writes at most this many bytes of a name. */
+#define MXNET_NAME_LIMIT 127
+
+static bool is_helper(const char *name) {
+  static const char *const helpers[] = {"WaitForVar", "WaitForAll", "DeleteVariable",
+                                        "CopyCPU2CPU", "DeleteOperator", NULL};
+  for (int i = 0; helpers[i]; i++)
+    if (strcmp(name, helpers[i]) == 0) return true;
+  return false;
+}
+
+int mxcts_trace_segment_size(const char *name) {
+  size_t len = strlen(name);
+  bool bracketed = name[0] == '[';
+  if (!bracketed && !strchr(name, ',')) return 1;
+  if (len >= MXNET_NAME_LIMIT || (bracketed && name[len - 1] != ']')) return -1;
+  int n = 1;
+  for (const char *p = name; *p; p++) n += *p == ',';
+  return n;
+}
+
+static int grow(struct mxcts_pass_structure *s, int *cap) {
+  if (s->num_names < *cap) return 0;
+  int ncap = *cap ? 2 * *cap : 64;
+  int *sizes = realloc(s->segment_sizes, (size_t)ncap * sizeof *sizes);
+  if (!sizes) return -1;
+  s->segment_sizes = sizes;
+  char **names = realloc(s->names, (size_t)ncap * sizeof *names);
+  if (!names) return -1;
+  s->names = names;
+  *cap = ncap;
+  return 0;
+}
+
+/* Events in time order: MXNet may write them grouped by thread. */
+static int cmp_ts(const void *a, const void *b) {
+  double x = json_number_value(json_object_get(*(json_t *const *)a, "ts"));
+  double y = json_number_value(json_object_get(*(json_t *const *)b, "ts"));
+  return x < y ? -1 : x > y;
+}
+
+static int add_event(struct mxcts_pass_structure *s, int *cap, const char *name) {
+  if (is_helper(name)) {
+    s->helper_ops++;
+    return 0;
+  }
+  if (grow(s, cap)) return -1;
+  int size = strcmp(name, "ImperativeBulk") == 0 ? -1 : mxcts_trace_segment_size(name);
+  s->names[s->num_names] = strdup(name);
+  if (!s->names[s->num_names]) return -1;
+  s->segment_sizes[s->num_names++] = size;
+  s->engine_ops++;
+  if (strcmp(name, "ImperativeBulk") == 0) s->bulks++;
+  else if (size != 1) s->segments++;
+  return 0;
+}
+
+int mxcts_trace_read(const char *path, struct mxcts_pass_structure *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  json_error_t jerr;
+  json_t *root = json_load_file(path, 0, &jerr);
+  if (!root) {
+    snprintf(err, errlen, "%s: not valid JSON: %s (line %d, column %d)", path, jerr.text, jerr.line,
+             jerr.column);
+    return -1;
+  }
+  json_t *events = json_object_get(root, "traceEvents");
+  if (!json_is_array(events)) {
+    snprintf(err, errlen, "%s: no \"traceEvents\" array", path);
+    json_decref(root);
+    return -1;
+  }
+  size_t n = json_array_size(events), m = 0;
+  json_t **begins = malloc((n + 1) * sizeof *begins);
+  if (!begins) {
+    json_decref(root);
+    snprintf(err, errlen, "%s: out of memory", path);
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    json_t *ev = json_array_get(events, i);
+    const char *ph = json_string_value(json_object_get(ev, "ph"));
+    const char *name = json_string_value(json_object_get(ev, "name"));
+    /* B: one op begins; X: a complete event.  b/e are MXNet's duplicate
+     * async records and M metadata: not ops. */
+    if (!ph || !name || (strcmp(ph, "B") != 0 && strcmp(ph, "X") != 0)) continue;
+    begins[m++] = ev;
+  }
+  qsort(begins, m, sizeof *begins, cmp_ts);
+  int cap = 0, rc = 0;
+  for (size_t i = 0; i < m && !rc; i++)
+    rc = add_event(out, &cap, json_string_value(json_object_get(begins[i], "name")));
+  free(begins);
+  json_decref(root);
+  if (rc) {
+    mxcts_trace_free(out);
+    snprintf(err, errlen, "%s: out of memory", path);
+  }
+  return rc;
+}
+
+void mxcts_trace_free(struct mxcts_pass_structure *s) {
+  for (int i = 0; i < s->num_names; i++) free(s->names[i]);
+  free(s->names);
+  free(s->segment_sizes);
+  memset(s, 0, sizeof *s);
+}

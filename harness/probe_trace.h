@@ -1,0 +1,41 @@
+/*
+ * Reading a profiler trace (Chrome trace JSON) into the structure of one
+ * pass: how many engine ops ran and how many ops each bulk segment held.
+ *
+ * Names tell the kinds apart, as MXNet 1.9.1 writes them:
+ *   "[op1,op2,...]"  an executor segment
+ *   "op1,op2,..."    a cached-op segment (a comma, no brackets)
+ *   "ImperativeBulk" an engine bulk of imperative ops (size not in the name)
+ *   anything else    a single op
+ * MXNet cuts names to 127 bytes in its trace; a segment name cut short (no
+ * closing bracket, or exactly 127 bytes) has an unknown size, reported as
+ * -1.  The probe's own synchronisation ops (WaitForVar, WaitForAll,
+ * DeleteVariable) and copies of head gradients (CopyCPU2CPU) are counted
+ * apart and not as engine ops of the pass.
+ */
+#ifndef MXCTS_PROBE_TRACE_H
+#define MXCTS_PROBE_TRACE_H
+
+#include <stddef.h>
+
+struct mxcts_pass_structure {
+  int engine_ops;      /* op events of the pass */
+  int segments;        /* events that are segments (either kind) */
+  int bulks;           /* ImperativeBulk events */
+  int helper_ops;      /* synchronisation and copy events, not counted above */
+  int *segment_sizes;  /* per engine op in order: ops it held (1 for a single
+                          op, -1 unknown); malloc'd, caller frees */
+  char **names;        /* per engine op, malloc'd strings; caller frees */
+  int num_names;
+};
+
+/* Parse the trace at `path`.  Returns 0, or -1 with a message in err
+ * (naming the file and what is wrong). */
+int mxcts_trace_read(const char *path, struct mxcts_pass_structure *out, char *err, size_t errlen);
+
+void mxcts_trace_free(struct mxcts_pass_structure *s);
+
+/* The size of a segment named `name` (see above); 1 for a single op. */
+int mxcts_trace_segment_size(const char *name);
+
+#endif /* MXCTS_PROBE_TRACE_H */
