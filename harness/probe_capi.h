@@ -24,7 +24,8 @@
   X(MXSetProfilerConfig) X(MXSetProfilerState) X(MXDumpProfile)
 
 /* X(name): functions used when present. */
-#define MXCTS_CAPI_OPTIONAL(X) X(MXLibInfoFeatures) X(MXNDArrayGetData) X(MXNDArrayWaitToWrite)
+#define MXCTS_CAPI_OPTIONAL(X) \
+  X(MXLibInfoFeatures) X(MXNDArrayGetData) X(MXNDArrayWaitToWrite) X(MXNDArrayGetDType)
 
 struct mxcts_capi {
   void *lib;
