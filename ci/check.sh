@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # Run the checks CI runs, without Docker, from the repository root.
 #
-# usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--build-dir DIR] [-h|--help]
+# usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--skip-mxnet] [--build-dir DIR] [-h|--help]
 #
 # Stages (each in its own build directory, relative to the repository root):
 #   main        ci/install-deps.sh, ./bootstrap, configure --enable-werror
 #               $CONFIGURE_FLAGS in DIR (default _build-ci), make -j$MAKE_JOBS,
 #               make -j$CHECK_JOBS check
+#   mxnet       make check-mxnet in DIR: the C API conformance program on MXNet
+#               1.9.1's libmxnet.so, fetched from PyPI with pip; recorded as
+#               skipped (not failed) when the wheel cannot be had here
 #   tsan        (--sanitizers) DIR-tsan: --enable-sanitizers=thread, make check-engine
 #   asan        (--sanitizers) DIR-asan: --enable-sanitizers=address,undefined, make check
 #   distcheck   (--distcheck) make distcheck in DIR (configure flags passed on
 #               through DISTCHECK_CONFIGURE_FLAGS)
 #
 #   --skip-deps        do not run ci/install-deps.sh
+#   --skip-mxnet       do not run the mxnet stage
 #   --build-dir DIR    main build directory (also $BUILD_DIR)
 #
 # Environment:
@@ -29,7 +33,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--build-dir DIR] [-h|--help]"
+    echo "usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--skip-mxnet] [--build-dir DIR] [-h|--help]"
 }
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,17 +43,19 @@ check_jobs=${CHECK_JOBS:-1}
 do_sanitizers=0
 do_distcheck=0
 do_deps=1
+do_mxnet=1
 
 while [ $# -gt 0 ]; do
     case $1 in
         --sanitizers) do_sanitizers=1 ;;
         --distcheck) do_distcheck=1 ;;
         --skip-deps) do_deps=0 ;;
+        --skip-mxnet) do_mxnet=0 ;;
         --build-dir)
             [ $# -ge 2 ] || { usage >&2; exit 2; }
             build_dir=$2; shift ;;
         --build-dir=*) build_dir=${1#--build-dir=} ;;
-        -h|--help) usage; sed -n '6,28s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        -h|--help) usage; sed -n '6,32s/^# \{0,1\}//p' "$0"; exit 0 ;;
         *) usage >&2; echo "check.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
@@ -181,6 +187,34 @@ run_stage() {
     return 1
 }
 
+# The mxnet stage: fetch MXNet's wheel (ref/tests/capi_fetch_mxnet.sh exits
+# 77 when it cannot be had here: offline, no pip, no wheel for this machine),
+# then make check-mxnet.  Returns 0 when it passed or was skipped.
+run_mxnet_stage() {
+    local stamp rc=0
+    log "stage mxnet"
+    stage_start=$SECONDS
+    stamp="$build_dir/.mxnet-stamp"
+    touch "$stamp"
+    sh "$srcdir/ref/tests/capi_fetch_mxnet.sh" "$build_dir/mxnet-wheel" || rc=$?
+    if [ "$rc" -eq 77 ]; then
+        echo "check.sh: mxnet stage skipped: MXNet's wheel cannot be fetched here (reason above)"
+        record mxnet "skipped (MXNet's wheel cannot be fetched here)"
+        return 0
+    elif [ "$rc" -ne 0 ]; then
+        record mxnet "FAIL (fetching MXNet's wheel)"
+        return 1
+    fi
+    log "make check-mxnet in $(rel "$build_dir")"
+    if make -C "$build_dir" check-mxnet; then
+        record mxnet "ok ($(count_results "$build_dir" "$stamp"))"
+        return 0
+    fi
+    report_failures "$build_dir" "$stamp"
+    record mxnet "FAIL$(count_if_any "$build_dir" "$stamp")"
+    return 1
+}
+
 status=0
 
 if [ "$do_deps" -eq 1 ]; then
@@ -196,6 +230,14 @@ log "bootstrap"
 main_rc=0
 run_stage main "$build_dir" check || main_rc=$?
 [ "$main_rc" -eq 0 ] || status=1
+
+if [ "$do_mxnet" -eq 1 ]; then
+    if [ "$main_rc" -eq 2 ]; then
+        record mxnet "not run (main build failed)"
+    else
+        run_mxnet_stage || status=1
+    fi
+fi
 
 if [ "$do_sanitizers" -eq 1 ]; then
     if [ "$main_rc" -eq 2 ]; then

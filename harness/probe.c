@@ -3,6 +3,7 @@
  * environment this process was started with, and write the JSON result of
  * docs/probe-protocol.md.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "probe.h"
@@ -123,6 +125,14 @@ void probe_add_values(struct probe *p, const char *name, const float *x, int64_t
 /* ------------------------------------------------------------ profiling */
 
 int probe_profile_begin(struct probe *p, const char *pass) {
+  if (mkdir(p->profile_dir, 0777) != 0 && errno != EEXIST) {
+    char msg[PATH_MAX + 64];
+    snprintf(msg, sizeof msg, "cannot create the profile directory %s: %s", p->profile_dir, strerror(errno));
+    json_object_set_new(p->result, "status", json_string("error"));
+    json_object_set_new(p->result, "error", json_string(msg));
+    p->failed = true;
+    return -1;
+  }
   char file[PATH_MAX];
   snprintf(file, sizeof file, "%s/%s.json", p->profile_dir, pass);
   const char *keys[] = {"profile_all", "filename", "continuous_dump", "aggregate_stats"};

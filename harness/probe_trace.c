@@ -22,7 +22,10 @@ int mxcts_trace_segment_size(const char *name) {
   size_t len = strlen(name);
   bool bracketed = name[0] == '[';
   if (!bracketed && !strchr(name, ',')) return 1;
-  if (len >= MXNET_NAME_LIMIT || (bracketed && name[len - 1] != ']')) return -1;
+  /* ']' only ends a whole executor segment name, so a bracketed name is
+   * complete exactly when it ends with one; a cached-op name of exactly
+   * MXNet's limit may have been cut. */
+  if (bracketed ? name[len - 1] != ']' : len == MXNET_NAME_LIMIT) return -1;
   int n = 1;
   for (const char *p = name; *p; p++) n += *p == ',';
   return n;
@@ -41,11 +44,18 @@ static int grow(struct mxcts_pass_structure *s, int *cap) {
   return 0;
 }
 
-/* Events in time order: MXNet may write them grouped by thread. */
+/* Events in time order (MXNet may write them grouped by thread); equal
+ * times keep their order in the file. */
+struct timed_event {
+  json_t *ev;
+  double ts;
+  size_t pos;
+};
+
 static int cmp_ts(const void *a, const void *b) {
-  double x = json_number_value(json_object_get(*(json_t *const *)a, "ts"));
-  double y = json_number_value(json_object_get(*(json_t *const *)b, "ts"));
-  return x < y ? -1 : x > y;
+  const struct timed_event *x = a, *y = b;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
 static int add_event(struct mxcts_pass_structure *s, int *cap, const char *name) {
@@ -80,7 +90,7 @@ int mxcts_trace_read(const char *path, struct mxcts_pass_structure *out, char *e
     return -1;
   }
   size_t n = json_array_size(events), m = 0;
-  json_t **begins = malloc((n + 1) * sizeof *begins);
+  struct timed_event *begins = malloc((n + 1) * sizeof *begins);
   if (!begins) {
     json_decref(root);
     snprintf(err, errlen, "%s: out of memory", path);
@@ -93,12 +103,13 @@ int mxcts_trace_read(const char *path, struct mxcts_pass_structure *out, char *e
     /* B: one op begins; X: a complete event.  b/e are MXNet's duplicate
      * async records and M metadata: not ops. */
     if (!ph || !name || (strcmp(ph, "B") != 0 && strcmp(ph, "X") != 0)) continue;
-    begins[m++] = ev;
+    begins[m] = (struct timed_event){ev, json_number_value(json_object_get(ev, "ts")), m};
+    m++;
   }
   qsort(begins, m, sizeof *begins, cmp_ts);
   int cap = 0, rc = 0;
   for (size_t i = 0; i < m && !rc; i++)
-    rc = add_event(out, &cap, json_string_value(json_object_get(begins[i], "name")));
+    rc = add_event(out, &cap, json_string_value(json_object_get(begins[i].ev, "name")));
   free(begins);
   json_decref(root);
   if (rc) {

@@ -7,9 +7,9 @@
  *   "op1,op2,..."    a cached-op segment (a comma, no brackets)
  *   "ImperativeBulk" an engine bulk of imperative ops (size not in the name)
  *   anything else    a single op
- * MXNet cuts names to 127 bytes in its trace; a segment name cut short (no
- * closing bracket, or exactly 127 bytes) has an unknown size, reported as
- * -1.  The probe's own synchronisation ops (WaitForVar, WaitForAll,
+ * MXNet cuts names to 127 bytes in its trace; a segment name cut short (an
+ * executor segment without its closing bracket, a cached-op segment of
+ * exactly 127 bytes) has an unknown size, reported as -1.  The probe's own synchronisation ops (WaitForVar, WaitForAll,
  * DeleteVariable) and copies of head gradients (CopyCPU2CPU) are counted
  * apart and not as engine ops of the pass.
  */

@@ -387,6 +387,34 @@ START_TEST(test_wait_on_idle_var) {
 }
 END_TEST
 
+/* A slow op on one var must not hold up an op on another var while a worker
+ * is free: the free worker has to be woken. */
+START_TEST(test_slow_op_does_not_block_other_var) {
+  struct mxr_engine_opts opts[] = {tu_opts(MXR_ENGINE_THREADED_PER_DEVICE, 2), tu_opts(MXR_ENGINE_THREADED, 1)};
+  opts[1].pooled_nthreads = 4;
+  for (int e = 0; e < 2; e++) {
+    mxr_engine *eng;
+    ck_assert_int_eq(mxr_engine_create(&opts[e], &eng), 0);
+    mxr_var *a, *b;
+    ck_assert_int_eq(mxr_engine_new_var(eng, &a), 0);
+    ck_assert_int_eq(mxr_engine_new_var(eng, &b), 0);
+    /* let the workers fall asleep first */
+    ck_assert_int_eq(mxr_engine_push_sync(eng, noop, NULL, NULL, mxr_cpu(0), NULL, 0, &b, 1, "warm"), 0);
+    ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+    tu_sleep_ms(20);
+    atomic_int value = 0;
+    struct slow_write slow = {&value, 1, 400};
+    ck_assert_int_eq(mxr_engine_push_sync(eng, slow_write_fn, &slow, NULL, mxr_cpu(0), NULL, 0, &a, 1, "slow"), 0);
+    double t0 = tu_now_s();
+    ck_assert_int_eq(mxr_engine_push_sync(eng, noop, NULL, NULL, mxr_cpu(0), NULL, 0, &b, 1, "fast"), 0);
+    ck_assert_int_eq(mxr_engine_wait_for_var(eng, b), 0);
+    double waited = tu_now_s() - t0;
+    ck_assert_msg(waited < 0.2, "engine %d: waiting for b took %.3f s behind a slow op on a", e, waited);
+    ck_assert_int_eq(mxr_engine_free(eng), 0);
+  }
+}
+END_TEST
+
 /* --------------------------------------------------------------- async */
 
 struct async_job {
@@ -658,6 +686,7 @@ static Suite *engine_suite(void) {
   tcase_set_timeout(one, 60);
   tcase_add_test(one, test_bad_options);
   tcase_add_test(one, test_reads_overlap_with_two_workers);
+  tcase_add_test(one, test_slow_op_does_not_block_other_var);
   tcase_add_test(one, test_priority_pool_runs_higher_priority_first);
   tcase_add_test(one, test_per_device_pools_and_gpu_driver);
   tcase_add_test(one, test_driver_start_failure_fails_push);

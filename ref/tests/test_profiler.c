@@ -124,12 +124,14 @@ static mxr_var *new_var(mxr_engine *eng) {
 /* ---- reading traces ------------------------------------------------------------ */
 
 struct track {
-  json_int_t pid, tid, last_ts;
+  json_int_t pid, tid;
+  double last_ts;
   const char **open;
   size_t n, cap;
 };
 
-/* Every B/E event has name, cat, integer ts/pid/tid; per (pid, tid) the
+/* Every B/E event has name, cat, a number ts (microseconds, fractional:
+ * nanoseconds keep the order of short ops), integer pid/tid; per (pid, tid) the
  * timestamps never decrease in file order and B/E nest properly (each E
  * closes the innermost open B, with the same name); nothing stays open. */
 static void check_well_formed(json_t *root) {
@@ -153,9 +155,9 @@ static void check_well_formed(json_t *root) {
     ck_assert(json_is_string(json_object_get(e, "cat")));
     json_t *jts = json_object_get(e, "ts"), *jpid = json_object_get(e, "pid"),
            *jtid = json_object_get(e, "tid");
-    ck_assert(json_is_integer(jts) && json_is_integer(jpid) && json_is_integer(jtid));
-    json_int_t ts = json_integer_value(jts), pid = json_integer_value(jpid),
-               tid = json_integer_value(jtid);
+    ck_assert(json_is_number(jts) && json_is_integer(jpid) && json_is_integer(jtid));
+    double ts = json_number_value(jts);
+    json_int_t pid = json_integer_value(jpid), tid = json_integer_value(jtid);
     ck_assert(ts >= 0);
     struct track *t = NULL;
     for (size_t k = 0; k < ntr; k++)
@@ -169,8 +171,8 @@ static void check_well_formed(json_t *root) {
       t = &tr[ntr++];
       *t = (struct track){pid, tid, 0, NULL, 0, 0};
     }
-    ck_assert_msg(ts >= t->last_ts, "pid %lld tid %lld: ts %lld after %lld (%s %s)",
-                  (long long)pid, (long long)tid, (long long)ts, (long long)t->last_ts, ph, name);
+    ck_assert_msg(ts >= t->last_ts, "pid %lld tid %lld: ts %.3f after %.3f (%s %s)",
+                  (long long)pid, (long long)tid, ts, t->last_ts, ph, name);
     t->last_ts = ts;
     if (ph[0] == 'B') {
       if (t->n == t->cap) {
@@ -231,6 +233,13 @@ static json_t *find_event(json_t *root, const char *name, const char *ph) {
   return NULL;
 }
 
+static double ts_field(json_t *e) {
+  ck_assert_ptr_nonnull(e);
+  json_t *v = json_object_get(e, "ts");
+  ck_assert_msg(json_is_number(v), "field ts is not a number");
+  return json_number_value(v);
+}
+
 static json_int_t int_field(json_t *e, const char *key) {
   ck_assert_ptr_nonnull(e);
   json_t *v = json_object_get(e, key);
@@ -263,7 +272,7 @@ static void pair_of(json_t *root, const char *name, json_int_t *pid, json_int_t 
   json_t *b = find_event(root, name, "B"), *e = find_event(root, name, "E");
   ck_assert_int_eq(int_field(b, "pid"), int_field(e, "pid"));
   ck_assert_int_eq(int_field(b, "tid"), int_field(e, "tid"));
-  ck_assert(int_field(b, "ts") <= int_field(e, "ts"));
+  ck_assert(ts_field(b) <= ts_field(e));
   if (pid) *pid = int_field(b, "pid");
   if (tid) *tid = int_field(b, "tid");
 }
@@ -748,7 +757,7 @@ START_TEST(test_overlapping_async_op_gets_a_lane) {
   pair_of(root, "B", NULL, &tid_b);
   ck_assert_int_eq(tid_b, tid_a + LANE_STRIDE);
   json_t *ea = find_event(root, "A", "E"), *bb = find_event(root, "B", "B");
-  ck_assert(int_field(bb, "ts") < int_field(ea, "ts")); /* they do overlap */
+  ck_assert(ts_field(bb) < ts_field(ea)); /* they do overlap */
   json_decref(root);
   ck_assert_int_eq(mxr_engine_free(eng), 0);
 }

@@ -40,6 +40,11 @@ extern "C" {
 int mxr_imperative_invoke(const mxr_op *op, const mxr_op_params *params, int num_inputs,
                           mxr_ndarray *const *inputs, int *num_outputs, mxr_ndarray **outputs);
 
+/* Seed the random ops (Dropout, ...) of imperative calls and executors
+ * (MXRandomSeed): imperative calls made after it draw a reproducible
+ * sequence; an executor's nodes mix the seed in at every run. */
+int mxr_random_seed(int seed);
+
 /* Autograd state of the calling thread; *prev (may be NULL) gets the old value. */
 int mxr_autograd_set_recording(int on, int *prev);
 int mxr_autograd_set_training(int on, int *prev);

@@ -20,6 +20,7 @@ int mxr__wq_init(struct workqueue *q, bool priority_order, int workers) {
   q->priority_order = priority_order;
   q->killed = false;
   q->sleepers = 0;
+  q->idle = 0;
   q->workers = workers;
   atomic_init(&q->approx_count, 0);
   atomic_init(&q->spinner, false);
@@ -104,9 +105,7 @@ int mxr__wq_push(struct workqueue *q, struct opr *op) {
   else
     q->items[(q->head + q->count++) % q->cap] = op;
   atomic_store_explicit(&q->approx_count, q->count, memory_order_release);
-  if (q->sleepers > 0 && q->count > (size_t)(q->workers - q->sleepers) &&
-      !atomic_load_explicit(&q->spinner, memory_order_relaxed))
-    mxr_cond_signal(&q->cv);
+  if (q->sleepers > 0 && q->count > (size_t)(q->idle - q->sleepers)) mxr_cond_signal(&q->cv);
   mxr_mutex_unlock(&q->mu);
   return 0;
 }
@@ -140,6 +139,7 @@ static void spin_for_work(struct workqueue *q) {
 
 struct opr *mxr__wq_pop(struct workqueue *q) {
   mxr_mutex_lock(&q->mu);
+  q->idle++;
   if (q->count == 0 && !q->killed) {
     mxr_mutex_unlock(&q->mu);
     spin_for_work(q);
@@ -151,6 +151,7 @@ struct opr *mxr__wq_pop(struct workqueue *q) {
     q->sleepers--;
   }
   struct opr *op = q->count > 0 ? take_locked(q) : NULL;
+  q->idle--;
   mxr_mutex_unlock(&q->mu);
   return op;
 }

@@ -5,11 +5,12 @@
  * priority pools, a binary heap ordered by (priority desc, push order asc).
  * A worker that finds the queue empty spins for a short while before it
  * sleeps.  A push wakes a sleeping worker only when the queue holds more ops
- * than there are awake workers (running an op or spinning) to take them: an
- * awake worker always comes back for the next op, so waking another would
- * only cost a futex call and a context switch.  Only one worker per queue
- * spins at a time, so idle pools do not eat the cores the pushing thread
- * needs.
+ * than there are idle workers awake (spinning, or on their way to the lock)
+ * to take them: such a worker takes the op without a futex call and a
+ * context switch.  Workers busy running an op are not counted -- an op may
+ * run for a long time, and the next one must not wait for it.  Only one
+ * worker per queue spins at a time, so idle pools do not eat the cores the
+ * pushing thread needs.
  */
 #ifndef MXR_ENGINE_WORKQUEUE_H
 #define MXR_ENGINE_WORKQUEUE_H
@@ -30,6 +31,7 @@ struct workqueue {
   bool killed;
   int sleepers;
   int workers;                /* threads serving the queue */
+  int idle;                   /* workers inside pop: spinning, sleeping or taking */
   atomic_size_t approx_count; /* count, readable without the lock */
   atomic_bool spinner;        /* a worker is spinning */
 };

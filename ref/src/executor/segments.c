@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/random.h"
 #include "executor/executor_internal.h"
 
 static int oom(void) { return mxr_set_error(MXR_ENOMEM, "executor: out of memory"); }
@@ -152,7 +153,8 @@ static uint64_t mix_seed(uint64_t a, uint64_t b) {
 }
 
 static int run_node(struct exec_node *n, const struct mxr_run_ctx *rctx, bool is_train) {
-  struct mxr_op_ctx ctx = {.run = rctx, .is_train = is_train, .seed = mix_seed(n->seed, n->runs++),
+  uint64_t seed = mix_seed(n->seed ^ mxr__random_seed_base(), n->runs++);
+  struct mxr_op_ctx ctx = {.run = rctx, .is_train = is_train, .seed = seed,
                            .workspace = n->workspace, .workspace_size = n->workspace_size};
   int rc = n->op->forward_cpu(&ctx, n->params, n->in, n->nin, n->req, n->out, n->nout, n->aux,
                               n->naux);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/random.h"
 #include "imperative/imperative_internal.h"
 
 #define MAX_ARRAYS 64
@@ -52,10 +53,6 @@ static int run_call(const struct mxr_run_ctx *rctx, void *param) {
   return c->op->forward_cpu(&ctx, mxr__op_params_struct(c->params), in, c->nin, c->req, out,
                             c->nout, aux, c->naux);
 }
-
-/* Seeds for random ops: a process-wide counter, advanced on the pushing
- * thread, so one thread's sequence of calls is reproducible. */
-static _Atomic uint64_t call_counter;
 
 static int fill_call(struct invoke_call *c, int nin, mxr_ndarray *const *in, int nout,
                      mxr_ndarray *const *out, const int *req, int naux, mxr_ndarray *const *aux) {
@@ -117,7 +114,7 @@ int mxr__imperative_push(const mxr_op *op, mxr_op_params *params, int nin, mxr_n
   c->nout = nout;
   c->naux = naux;
   c->is_train = is_train;
-  c->seed = atomic_fetch_add(&call_counter, 1) * 0x9e3779b97f4a7c15ull + 1;
+  c->seed = mxr__random_next_call_seed();
   rc = fill_call(c, nin, in, nout, out, req, naux, aux);
   if (!rc && op->workspace_bytes) {
     struct mxr_shape shapes[MAX_ARRAYS];
@@ -208,9 +205,13 @@ int mxr_imperative_invoke(const mxr_op *op, const mxr_op_params *cparams, int nu
   rc = mxr__imperative_make_outputs(op, params, nin, inputs, naux, inputs + nin, nout, all);
   if (rc) return rc;
   bool created = *num_outputs == 0;
-  for (int i = 0; i < nvis && !created; i++) { /* written into the caller's arrays */
+  for (int i = 0; i < nvis && !created && !rc; i++) { /* written into the caller's arrays */
+    if (!outputs[i]) {
+      rc = mxr_set_error(MXR_EINVAL, "%s: output array %d is NULL", op->name, i);
+      break;
+    }
     struct mxr_shape want = shape_of(all[i]), got = shape_of(outputs[i]);
-    if (!outputs[i] || !mxr_shape_equal(&want, &got) || mxr_ndarray_dtype(all[i]) != mxr_ndarray_dtype(outputs[i]))
+    if (!mxr_shape_equal(&want, &got) || mxr_ndarray_dtype(all[i]) != mxr_ndarray_dtype(outputs[i]))
       rc = mxr_set_error(MXR_EINVAL, "%s: output array %d has the wrong shape or dtype", op->name, i);
     if (!rc) {
       mxr_ndarray_free(all[i]);

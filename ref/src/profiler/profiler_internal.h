@@ -30,8 +30,8 @@
 /* One profiled op, complete: written by op_end into the ending thread's
  * buffer.  `tid` is the trace thread number of the thread that began it. */
 struct prof_rec {
-  uint64_t begin_us; /* microseconds since the profiler's time origin */
-  uint64_t end_us;
+  uint64_t begin_ns; /* nanoseconds since the profiler's time origin */
+  uint64_t end_ns;
   uint32_t tid;
   int32_t pid;       /* MXNet's device index (trace.c) */
   uint32_t name_len;

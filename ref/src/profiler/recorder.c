@@ -30,9 +30,11 @@
 #define COOKIE_FLAG (UINT64_C(1) << 63)
 #define COOKIE_GEN_SHIFT 60
 #define COOKIE_GEN_MASK UINT64_C(7)
-#define COOKIE_TID_SHIFT 36
-#define COOKIE_TID_MASK UINT64_C(0xffffff)
-#define COOKIE_TS_MASK ((UINT64_C(1) << 36) - 1)
+#define COOKIE_TID_SHIFT 40
+#define COOKIE_TID_MASK UINT64_C(0xfffff)
+/* The begin time travels in the cookie as nanoseconds modulo 2^40 (about
+ * 18 minutes): an op running longer than that is recorded as shorter. */
+#define COOKIE_TS_MASK ((UINT64_C(1) << 40) - 1)
 
 #define CHUNK_MIN_BYTES (16 * 1024)
 
@@ -107,8 +109,8 @@ static bool chunks_append(struct prof_chunk_list *l, const char *name, uint64_t 
     l->tail = c;
   }
   struct prof_rec *r = (struct prof_rec *)((unsigned char *)c->data + c->used);
-  r->begin_us = begin;
-  r->end_us = end;
+  r->begin_ns = begin;
+  r->end_ns = end;
   r->tid = tid;
   r->pid = pid;
   r->name_len = (uint32_t)len;
@@ -188,10 +190,12 @@ void mxr__prof_start_clock(void) {
   atomic_compare_exchange_strong(&g_origin_ns, &expected, now);
 }
 
-static uint64_t now_us(void) {
+/* Nanoseconds since the profiler's origin: microseconds would make
+ * consecutive short ops share a timestamp and lose their order. */
+static uint64_t now_ns(void) {
   uint64_t origin = atomic_load_explicit(&g_origin_ns, memory_order_relaxed);
   uint64_t now = mxr__now_ns();
-  return now > origin ? (now - origin) / 1000u : 0;
+  return now > origin ? now - origin : 0;
 }
 
 /* ---- the hooks ----------------------------------------------------------------- */
@@ -212,7 +216,7 @@ uint64_t mxr__prof_op_begin(void *user, const struct mxr_op_event *ev) {
   if (!t) return 0;
   uint64_t gen = atomic_load_explicit(&g_gen, memory_order_relaxed) & COOKIE_GEN_MASK;
   return COOKIE_FLAG | (gen << COOKIE_GEN_SHIFT) | ((uint64_t)t->tid << COOKIE_TID_SHIFT) |
-         (now_us() & COOKIE_TS_MASK);
+         (now_ns() & COOKIE_TS_MASK);
 }
 
 void mxr__prof_op_end(void *user, const struct mxr_op_event *ev, uint64_t cookie) {
@@ -224,7 +228,7 @@ void mxr__prof_op_end(void *user, const struct mxr_op_event *ev, uint64_t cookie
   if (((cookie >> COOKIE_GEN_SHIFT) & COOKIE_GEN_MASK) != gen) return;
   int pid = mxr__prof_pid(ev->ctx);
   if (pid < 0) return;
-  uint64_t end = now_us();
+  uint64_t end = now_ns();
   uint64_t begin = end - ((end - (cookie & COOKIE_TS_MASK)) & COOKIE_TS_MASK);
   uint32_t tid = (uint32_t)((cookie >> COOKIE_TID_SHIFT) & COOKIE_TID_MASK);
   struct prof_thread *t = this_thread();
@@ -232,7 +236,7 @@ void mxr__prof_op_end(void *user, const struct mxr_op_event *ev, uint64_t cookie
   bool agg = atomic_load_explicit(&g_aggregate, memory_order_relaxed);
   mxr_mutex_lock(&t->mu);
   (void)chunks_append(&t->recs, ev->name, begin, end, tid, pid); /* ENOMEM: dropped */
-  if (agg) (void)mxr__agg_add(&t->agg, ev->name, strlen(ev->name), end - begin);
+  if (agg) (void)mxr__agg_add(&t->agg, ev->name, strlen(ev->name), (end - begin) / 1000u);
   mxr_mutex_unlock(&t->mu);
 }
 

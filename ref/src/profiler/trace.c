@@ -149,7 +149,8 @@ static int put_event(FILE *f, const struct prof_rec *r, const char *ph, uint64_t
   bad |= json_object_set_new(o, "name", name ? name : json_null());
   bad |= json_object_set_new(o, "cat", json_string(mxr__prof_category(r->name)));
   bad |= json_object_set_new(o, "ph", json_string(ph));
-  bad |= json_object_set_new(o, "ts", json_integer((json_int_t)ts));
+  /* microseconds, as the format wants, with the nanoseconds kept */
+  bad |= json_object_set_new(o, "ts", json_real((double)ts / 1000.0));
   bad |= json_object_set_new(o, "pid", json_integer(r->pid));
   bad |= json_object_set_new(o, "tid", json_integer((json_int_t)tid));
   if (bad) {
@@ -177,8 +178,8 @@ static int item_cmp(const void *pa, const void *pb) {
   const struct prof_rec *a = ((const struct item *)pa)->r, *b = ((const struct item *)pb)->r;
   if (a->pid != b->pid) return a->pid < b->pid ? -1 : 1;
   if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
-  if (a->begin_us != b->begin_us) return a->begin_us < b->begin_us ? -1 : 1;
-  if (a->end_us != b->end_us) return a->end_us > b->end_us ? -1 : 1; /* outer first */
+  if (a->begin_ns != b->begin_ns) return a->begin_ns < b->begin_ns ? -1 : 1;
+  if (a->end_ns != b->end_ns) return a->end_ns > b->end_ns ? -1 : 1; /* outer first */
   size_t sa = ((const struct item *)pa)->seq, sb = ((const struct item *)pb)->seq;
   return sa < sb ? -1 : sa > sb;
 }
@@ -195,9 +196,9 @@ static int64_t lane_tid(uint32_t tid, size_t k) {
 
 /* Close every op on lane k that ended by `until`. */
 static int close_until(FILE *f, struct lane *l, size_t k, uint64_t until, const char *what) {
-  while (l->n && l->open[l->n - 1]->end_us <= until) {
+  while (l->n && l->open[l->n - 1]->end_ns <= until) {
     const struct prof_rec *r = l->open[--l->n];
-    int st = put_event(f, r, "E", r->end_us, lane_tid(r->tid, k), what);
+    int st = put_event(f, r, "E", r->end_ns, lane_tid(r->tid, k), what);
     if (st) return st;
   }
   return 0;
@@ -225,9 +226,9 @@ static int write_group(FILE *f, const struct item *items, size_t n, struct lane 
     size_t k = 0;
     for (; k < used; k++) {
       struct lane *l = &(*lanes)[k];
-      st = close_until(f, l, k, r->begin_us, what);
+      st = close_until(f, l, k, r->begin_ns, what);
       if (st) break;
-      if (l->n == 0 || r->end_us <= l->open[l->n - 1]->end_us) break;
+      if (l->n == 0 || r->end_ns <= l->open[l->n - 1]->end_ns) break;
     }
     if (st) break;
     if (k == used) { /* a new lane */
@@ -250,7 +251,7 @@ static int write_group(FILE *f, const struct item *items, size_t n, struct lane 
       if (st) break;
     }
     st = lane_push(&(*lanes)[k], r);
-    if (!st) st = put_event(f, r, "B", r->begin_us, lane_tid(r->tid, k), what);
+    if (!st) st = put_event(f, r, "B", r->begin_ns, lane_tid(r->tid, k), what);
   }
   for (size_t k = 0; k < used && !st; k++) st = close_until(f, &(*lanes)[k], k, UINT64_MAX, what);
   for (size_t k = 0; k < used; k++) (*lanes)[k].n = 0;

@@ -1,0 +1,66 @@
+/* A whole run of a plan (session.h). */
+#include "session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "judge.h"
+#include "runner.h"
+
+int mxcts_session_save_plan(const struct mxcts_plan *p) {
+  char *path = mxcts_xasprintf("%s/plan.json", p->opt.out);
+  int rc = mxcts_mkdirs(p->opt.out);
+  if (!rc) rc = mxcts_plan_save(p, path);
+  free(path);
+  return rc;
+}
+
+int mxcts_session_run_jobs(struct mxcts_plan *p, size_t first, bool progress) {
+  size_t n = p->njobs - first;
+  struct mxcts_proc *procs = mxcts_xcalloc(n + 1, sizeof *procs);
+  for (size_t i = 0; i < n; i++) {
+    const struct mxcts_job *j = &p->jobs[first + i];
+    procs[i] = (struct mxcts_proc){j->id, j->dir, j->argv.v, j->env.v, j->timeout_s, j->timed};
+  }
+  struct mxcts_progress pr;
+  mxcts_progress_init(&pr, stderr, false);
+  pr.enabled = pr.enabled && progress;
+  mxcts_progress_add_total(&pr, n);
+  struct mxcts_run_opts ro = {p->opt.jobs, p->opt.grace_s, p->opt.lock_file, &pr};
+  int rc = mxcts_run_procs(procs, n, &ro);
+  mxcts_progress_finish(&pr);
+  free(procs);
+  return rc;
+}
+
+size_t mxcts_session_add_reruns(struct mxcts_plan *p, const json_t *results) {
+  size_t first = p->njobs, nsuites = p->nsuites;
+  for (size_t si = 0; si < nsuites; si++) {
+    size_t *configs, n;
+    mxcts_judge_rerun_configs(results, p, si, &configs, &n);
+    if (n) mxcts_plan_add_rerun(p, si, configs, n);
+    free(configs);
+  }
+  return first;
+}
+
+int mxcts_session_run(struct mxcts_plan *p, bool progress, FILE *note, json_t **results) {
+  *results = NULL;
+  int rc = mxcts_session_save_plan(p);
+  if (!rc && note)
+    fprintf(note, "mxcts run: %zu processes, seed %llu, results in %s\n", p->njobs,
+            (unsigned long long)p->opt.seed, p->opt.out);
+  if (!rc) rc = mxcts_session_run_jobs(p, 0, progress);
+  if (!rc) rc = mxcts_judge(p, results);
+  size_t first = rc ? p->njobs : mxcts_session_add_reruns(p, *results);
+  if (first == p->njobs) return rc;
+  if (note)
+    fprintf(note, "mxcts run: rerunning %zu processes of failed orderings with a new seed\n",
+            p->njobs - first);
+  json_decref(*results);
+  *results = NULL;
+  rc = mxcts_session_save_plan(p);
+  if (!rc) rc = mxcts_session_run_jobs(p, first, progress);
+  if (!rc) rc = mxcts_judge(p, results);
+  return rc;
+}

@@ -1,0 +1,12 @@
+#!/bin/sh
+# The conformance suites against the in-tree libmxref.so, reported as TAP.
+# Run from the top build directory by `make check`, after every other test
+# (see harness/probe_local.mk): the suites time work, and must not share the
+# machine with other tests.
+set -u
+srcdir=${srcdir:-.}
+out=harness/tests/conformance.out
+rm -rf "$out"
+exec ./harness/mxcts run --impl ref/.libs/libmxref.so --impl-name libmxref \
+  --probe ./harness/mxcts-probe --suites "$srcdir/suites" --out "$out" \
+  --no-progress --tap -

@@ -1,0 +1,204 @@
+/*
+ * fake_probe: a stand-in for mxcts-probe that speaks the probe protocol
+ * (docs/probe-protocol.md) without loading any library, so the runner and
+ * the judge can be tested on every outcome quickly and deterministically.
+ *
+ *   fake_probe --impl LIB --workload W [--param k=v ...] --seed S --out FILE
+ *              [--profile DIR]
+ *
+ * Its behaviour comes from its environment (a suite config's env), so that
+ * configs of one suite can differ:
+ *   FAKE_MODE     ok (default) | crash (SIGSEGV) | hang (sleeps 60 s) |
+ *                 error (status "error", exit 0) | exit (exit 3, no result) |
+ *                 malformed (broken JSON, exit 0) | usage (exit 2)
+ *   FAKE_ID       a name mixed into the noise stream (give each config one)
+ *   FAKE_MS       median of the timed iterations in ms (default 1)
+ *   FAKE_NOISE    relative spread: the median is FAKE_MS * exp(NOISE * z)
+ *   FAKE_OUTLIER  probability that a process is 3x slower (a noisy neighbour)
+ *   FAKE_FLAKY_FILE, FAKE_FLAKY_COUNT, FAKE_MS_FIRST: the first COUNT runs
+ *                 (counted in the file) report FAKE_MS_FIRST instead
+ *   FAKE_CAP, FAKE_OPS   structure runs report forward and backward passes
+ *                 of FAKE_OPS ops bulked with cap FAKE_CAP ("off": alone)
+ *   FAKE_SALT     changes the output digest (for "equal")
+ *   FAKE_FAIL_CHECK  the name of a check to report as failing
+ *   FAKE_TRACE    1: leave a valid profile.json in the working directory;
+ *                 bad: leave a broken one
+ *   FAKE_METRIC_A, FAKE_METRIC_B  numbers reported as metrics.a, metrics.b
+ *   FAKE_SLEEP_MS how long the process lives (default 2 ms)
+ * The result also records the process' whole environment ("fake_environ")
+ * and its start and end times ("fake_start", "fake_end", CLOCK_REALTIME s).
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static const char *env_or(const char *name, const char *def) {
+  const char *v = getenv(name);
+  return v && *v ? v : def;
+}
+
+static uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+static uint64_t hash(uint64_t h, const char *s) {
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+  return h;
+}
+
+static double uniform(uint64_t *state) {
+  *state = mix(*state);
+  return ((double)(*state >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* The number of earlier runs counted in FAKE_FLAKY_FILE (and count this one). */
+static long flaky_count(void) {
+  const char *file = getenv("FAKE_FLAKY_FILE");
+  if (!file) return -1;
+  FILE *f = fopen(file, "a+");
+  if (!f) return -1;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fputc('x', f);
+  fclose(f);
+  return n;
+}
+
+static double timing_ms(long seed) {
+  double ms = atof(env_or("FAKE_MS", "1"));
+  long first = atol(env_or("FAKE_FLAKY_COUNT", "0")), count = flaky_count();
+  if (count >= 0 && count < first) ms = atof(env_or("FAKE_MS_FIRST", "1"));
+  uint64_t state = hash(mix((uint64_t)seed), env_or("FAKE_ID", "-"));
+  double u1 = uniform(&state), u2 = uniform(&state), u3 = uniform(&state);
+  double z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+  ms *= exp(atof(env_or("FAKE_NOISE", "0")) * z);
+  if (u3 < atof(env_or("FAKE_OUTLIER", "0"))) ms *= 3;
+  return ms;
+}
+
+static json_t *pass_json(const char *name, long ops, const char *cap_s) {
+  json_t *sizes = json_array();
+  long cap = strcmp(cap_s, "off") ? atol(cap_s) : 1;
+  if (cap < 1) cap = 1;
+  for (long done = 0; done < ops; done += cap)
+    json_array_append_new(sizes, json_integer(ops - done < cap ? ops - done : cap));
+  return json_pack("{s:s, s:I, s:o, s:i}", "name", name, "engine_ops",
+                   (json_int_t)json_array_size(sizes), "segment_sizes", sizes, "bulked_events", 0);
+}
+
+static void leave_trace(void) {
+  const char *t = getenv("FAKE_TRACE");
+  if (!t) return;
+  FILE *f = fopen("profile.json", "w");
+  if (!f) return;
+  if (!strcmp(t, "bad")) fputs("{\"traceEvents\": [", f);
+  else fputs("{\"traceEvents\": [{\"name\": \"[reverse,reverse]\", \"ph\": \"B\", \"ts\": 1, "
+             "\"pid\": 0, \"tid\": 0}, {\"name\": \"[reverse,reverse]\", \"ph\": \"E\", \"ts\": 2, "
+             "\"pid\": 0, \"tid\": 0}], \"displayTimeUnit\": \"ms\"}\n", f);
+  fclose(f);
+}
+
+static json_t *environ_json(void) {
+  json_t *o = json_object();
+  for (char **e = environ; *e; e++) {
+    const char *eq = strchr(*e, '=');
+    if (!eq) continue;
+    char *key = strndup(*e, (size_t)(eq - *e));
+    json_object_set_new(o, key, json_string(eq + 1));
+    free(key);
+  }
+  return o;
+}
+
+static json_t *result(long seed, const char *workload, const char *profile, double start) {
+  const char *mode = env_or("FAKE_MODE", "ok");
+  json_t *r = json_pack("{s:i, s:s, s:I, s:s, s:n, s:{s:s, s:i}}", "probe_version", 1, "workload",
+                        workload, "seed", (json_int_t)seed, "status", "ok", "error", "impl",
+                        "path", "fake", "version", 10901);
+  if (!strcmp(mode, "error")) {
+    json_object_set_new(r, "status", json_string("error"));
+    json_object_set_new(r, "error", json_string("MXExecutorForward failed: fake failure"));
+  }
+  double ms = timing_ms(seed);
+  json_object_set_new(r, "timing", json_pack("{s:s, s:[f, f], s:f}", "unit", "ms", "iterations",
+                                             ms, ms, "median", ms));
+  char digest[64];
+  snprintf(digest, sizeof digest, "fnv1a64:%016llx",
+           (unsigned long long)hash(mix((uint64_t)seed), env_or("FAKE_SALT", "")));
+  json_object_set_new(r, "values", json_pack("{s:{s:i, s:b, s:s}}", "output", "n", 10, "finite", 1,
+                                             "digest", digest));
+  const char *failing = env_or("FAKE_FAIL_CHECK", "");
+  json_object_set_new(r, "checks", json_pack("[{s:s, s:b, s:s}, {s:s, s:b, s:s}]", "name",
+                                             "output_is_flipped_input", "pass", strcmp(failing, "output_is_flipped_input") != 0,
+                                             "detail", "max |diff| 0", "name", "second_check", "pass",
+                                             strcmp(failing, "second_check") != 0, "detail", ""));
+  json_object_set_new(r, "metrics", json_pack("{s:f, s:f}", "a", atof(env_or("FAKE_METRIC_A", "1")),
+                                              "b", atof(env_or("FAKE_METRIC_B", "1"))));
+  if (profile) {
+    long ops = atol(env_or("FAKE_OPS", "100"));
+    const char *cap = env_or("FAKE_CAP", "15");
+    json_object_set_new(r, "structure", json_pack("{s:[o, o]}", "passes", pass_json("forward", ops, cap),
+                                                  pass_json("backward", ops, cap)));
+    json_object_del(r, "timing");
+  }
+  json_object_set_new(r, "fake_environ", environ_json());
+  json_object_set_new(r, "fake_start", json_real(start));
+  json_object_set_new(r, "fake_end", json_real(now_s()));
+  return r;
+}
+
+int main(int argc, char **argv) {
+  double start = now_s();
+  const char *out = NULL, *workload = "fake", *profile = NULL;
+  long seed = 0;
+  static const struct option opts[] = {
+      {"impl", required_argument, NULL, 'i'},  {"workload", required_argument, NULL, 'w'},
+      {"param", required_argument, NULL, 'p'}, {"seed", required_argument, NULL, 's'},
+      {"out", required_argument, NULL, 'o'},   {"profile", required_argument, NULL, 'P'},
+      {NULL, 0, NULL, 0}};
+  int c;
+  while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    if (c == 'w') workload = optarg;
+    else if (c == 's') seed = atol(optarg);
+    else if (c == 'o') out = optarg;
+    else if (c == 'P') profile = optarg;
+    else if (c == '?') return 2;
+  }
+  const char *mode = env_or("FAKE_MODE", "ok");
+  if (!out || !strcmp(mode, "usage")) return 2;
+  if (!strcmp(mode, "crash")) raise(SIGSEGV);
+  if (!strcmp(mode, "hang")) sleep(60);
+  if (!strcmp(mode, "exit")) {
+    fputs("fake_probe: exiting with status 3 as asked\n", stderr);
+    return 3;
+  }
+  if (!strcmp(mode, "malformed")) {
+    FILE *f = fopen(out, "w");
+    if (f) fputs("{\"probe_version\": 1, \"status\": \"ok\", \"timing\": {\"median\": ", f), fclose(f);
+    return 0;
+  }
+  leave_trace();
+  usleep((useconds_t)(1000 * atof(env_or("FAKE_SLEEP_MS", "2"))));
+  json_t *r = result(seed, workload, profile, start);
+  int rc = json_dump_file(r, out, JSON_INDENT(1));
+  json_decref(r);
+  return rc ? 1 : 0;
+}

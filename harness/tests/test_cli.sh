@@ -1,0 +1,106 @@
+#!/bin/sh
+# The mxcts command line (TAP): help for every command, usage errors exit 2,
+# run/plan/judge/report exit 0 when everything passed and 1 otherwise (never
+# 77 or 99), the shipped suites list, GNU parallel fan-out through
+# harness/mxcts-parallel, and the reports of a run.  Uses the fake probe.
+# Run from the top build directory (as `make check` does); $srcdir is the
+# source tree.
+set -u
+srcdir=${srcdir:-.}
+mxcts=./harness/mxcts
+fake=$PWD/harness/tests/fake_probe
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mxcts-cli.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fails=0
+
+ok() { # ok DESCRIPTION COMMAND... : the command must succeed
+    desc=$1; shift
+    n=$((n + 1))
+    if "$@" >"$tmp/last.out" 2>&1; then echo "ok $n - $desc"
+    else echo "not ok $n - $desc"; sed 's/^/# /' "$tmp/last.out" | head -20; fails=$((fails + 1)); fi
+}
+
+status_is() { # status_is WANT DESCRIPTION COMMAND...
+    want=$1 desc=$2; shift 2
+    n=$((n + 1))
+    "$@" >"$tmp/last.out" 2>&1
+    got=$?
+    if [ "$got" -eq "$want" ]; then echo "ok $n - $desc (exit $got)"
+    else echo "not ok $n - $desc: exit $got, expected $want"; sed 's/^/# /' "$tmp/last.out" | head -20
+         fails=$((fails + 1)); fi
+}
+
+mkdir -p "$tmp/suites" "$tmp/bad"
+cat >"$tmp/suites/cli.json" <<'JSON'
+{"format": 1, "name": "cli", "workload": "fake", "rounds": 9, "timeout": 10,
+ "configs": [{"id": "slow", "env": {"FAKE_ID": "s", "FAKE_MS": "3", "FAKE_CAP": "off", "FAKE_OPS": "20"}},
+             {"id": "fast", "env": {"FAKE_ID": "f", "FAKE_MS": "1", "FAKE_CAP": "5", "FAKE_OPS": "20"}}],
+ "assertions": [{"id": "order", "type": "ordering", "slower": ["slow"], "faster": ["fast"]},
+                {"id": "shape", "type": "structure", "expect": {
+                   "slow": {"forward": {"single": 20}}, "fast": {"forward": {"bulk": [20, 5]}}}},
+                {"id": "same", "type": "equal", "path": "values.output.digest"}]}
+JSON
+sed -e 's/"FAKE_MS": "3"/"FAKE_MS": "0.5"/' -e 's/"cli"/"rev"/' "$tmp/suites/cli.json" >"$tmp/bad/rev.json"
+
+echo "TAP version 13"
+echo "1..30"
+status_is 0 "mxcts --help" $mxcts --help
+for c in run plan exec judge list report; do
+    status_is 0 "mxcts $c --help" $mxcts $c --help
+done
+status_is 2 "no command" $mxcts
+status_is 2 "unknown command" $mxcts frobnicate
+status_is 2 "unknown option" $mxcts run --frobnicate
+status_is 2 "bad --rounds" $mxcts run --rounds 0 --probe "$fake" --impl "$fake"
+status_is 2 "missing --probe file" $mxcts run --probe /nonexistent/probe --impl "$fake"
+status_is 2 "bad suite directory" $mxcts run --suites /nonexistent --probe "$fake" --impl "$fake" --out "$tmp/o0"
+ok "the shipped suites list" $mxcts list --suites "$srcdir/suites"
+status_is 0 "run passes" $mxcts run --suites "$tmp/suites" --probe "$fake" --impl "$fake" --seed 5 \
+    --out "$tmp/o1" --tap "$tmp/o1.tap" --junit "$tmp/o1.xml" --html "$tmp/o1.html" --json "$tmp/o1.json" \
+    --lock-file "$tmp/lock"
+ok "TAP, JUnit, HTML and JSON written" test -s "$tmp/o1.tap" -a -s "$tmp/o1.xml" -a -s "$tmp/o1.html" -a -s "$tmp/o1/results.json"
+ok "the TAP parses for automake's driver" sh -c "sh '$srcdir/build-aux/tap-driver.sh' --test-name cli --log-file '$tmp/d.log' --trs-file '$tmp/d.trs' --color-tests no --enable-hard-errors yes --expect-failure no -- cat '$tmp/o1.tap' >/dev/null && ! grep -q ERROR '$tmp/d.trs' && grep -q ':global-test-result: PASS' '$tmp/d.trs'"
+if command -v python3 >/dev/null 2>&1 && python3 -c 'import yaml' 2>/dev/null; then
+    ok "every TAP YAML block parses (PyYAML)" python3 -c '
+import sys, yaml
+block = None
+for line in open(sys.argv[1]).read().split("\n"):
+    if line == "  ---": block = []
+    elif line == "  ...": yaml.safe_load("\n".join(l[2:] for l in block)); block = None
+    elif block is not None: block.append(line)
+' "$tmp/o1.tap"
+else
+    n=$((n + 1)); echo "ok $n - every TAP YAML block parses # SKIP PyYAML not installed"
+fi
+if command -v xmllint >/dev/null 2>&1; then
+    ok "the JUnit XML is well-formed (xmllint)" xmllint --noout "$tmp/o1.xml"
+else
+    n=$((n + 1)); echo "ok $n - the JUnit XML is well-formed # SKIP xmllint not installed"
+fi
+status_is 1 "run with a failing ordering exits 1" $mxcts run --suites "$tmp/bad" --probe "$fake" --impl "$fake" \
+    --seed 5 --out "$tmp/o2" --lock-file "$tmp/lock"
+status_is 0 "report re-renders a passing results file" $mxcts report "$tmp/o1/results.json" --tap "$tmp/o3.tap"
+ok "report renders the same TAP" cmp "$tmp/o1.tap" "$tmp/o3.tap"
+status_is 1 "report of a failing results file exits 1" $mxcts report "$tmp/o2/results.json"
+echo '{"mxcts_results": 1' >"$tmp/broken.json"
+status_is 2 "report of a malformed results file exits 2" $mxcts report "$tmp/broken.json"
+# plan + exec + judge by hand (what GNU parallel would do, here with sh)
+$mxcts plan --suites "$tmp/suites" --probe "$fake" --impl "$fake" --seed 5 --out "$tmp/o4" \
+    --lock-file "$tmp/lock" >"$tmp/jobs.txt" 2>/dev/null
+ok "plan prints a line per untimed job and per timed round" test "$(wc -l <"$tmp/jobs.txt")" -eq 11
+ok "the job lines run" sh -e "$tmp/jobs.txt"
+status_is 0 "judge passes" $mxcts judge --out "$tmp/o4"
+ok "judge agrees with run" sh -c "grep -c '^ok' '$tmp/o1.tap' >'$tmp/c1'; $mxcts judge --out '$tmp/o4' --tap - 2>/dev/null | grep -c '^ok' >'$tmp/c2'; cmp '$tmp/c1' '$tmp/c2'"
+if command -v parallel >/dev/null 2>&1; then
+    status_is 0 "mxcts-parallel passes" env PATH="$PWD/harness:$PATH" bash "$srcdir/harness/mxcts-parallel" \
+        --jobs 2 -- --suites "$tmp/suites" --probe "$fake" --impl "$fake" --seed 6 --out "$tmp/o5" --lock-file "$tmp/lock"
+    status_is 1 "mxcts-parallel with a failing ordering exits 1 (rerun done)" env PATH="$PWD/harness:$PATH" \
+        bash "$srcdir/harness/mxcts-parallel" -- --suites "$tmp/bad" --probe "$fake" --impl "$fake" --seed 6 \
+        --out "$tmp/o6" --lock-file "$tmp/lock"
+else
+    n=$((n + 1)); echo "ok $n - mxcts-parallel passes # SKIP GNU parallel not installed"
+    n=$((n + 1)); echo "ok $n - mxcts-parallel fails # SKIP GNU parallel not installed"
+fi
+[ "$n" -eq 30 ] || echo "# ran $n tests, planned 30"
+exit 0

@@ -1,0 +1,232 @@
+/* The reporters (report.h) on a real results document from the fake probe:
+ * TAP 13 that parses, well-formed JUnit XML (xmllint when installed, and a
+ * small checker here), JSON that validates, self-contained HTML. */
+#include <check.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_tap.h"
+#include "common.h"
+#include "harness_util.h"
+#include "judge.h"
+#include "report.h"
+
+static const char suite[] =
+    "{\"format\": 1, \"name\": \"rep\", \"workload\": \"fake\", \"rounds\": 9, \"timeout\": 5,"
+    " \"description\": \"a <suite> & its \\\"quotes\\\" # not a directive\","
+    " \"configs\": ["
+    "  {\"id\": \"slow\", \"env\": {\"FAKE_ID\": \"s\", \"FAKE_MS\": \"2\", \"FAKE_NOISE\": \"0.1\", \"FAKE_CAP\": \"off\", \"FAKE_OPS\": \"30\"}},"
+    "  {\"id\": \"fast\", \"env\": {\"FAKE_ID\": \"f\", \"FAKE_MS\": \"1\", \"FAKE_NOISE\": \"0.1\", \"FAKE_CAP\": \"7\", \"FAKE_OPS\": \"30\"}},"
+    "  {\"id\": \"crash\", \"env\": {\"FAKE_MODE\": \"crash\"}}],"
+    " \"assertions\": ["
+    "  {\"id\": \"order\", \"type\": \"ordering\", \"slower\": [\"slow\"], \"faster\": [\"fast\"],"
+    "   \"description\": \"slow <is> slower & #1\"},"
+    "  {\"id\": \"structure\", \"type\": \"structure\", \"expect\": {"
+    "    \"slow\": {\"forward\": {\"single\": 30}, \"backward\": {\"single\": 30}},"
+    "    \"fast\": {\"forward\": {\"bulk\": [30, 7]}, \"backward\": {\"bulk\": [30, 7]}}}},"
+    "  {\"id\": \"crash\", \"type\": \"checks\", \"configs\": [\"crash\"]},"
+    "  {\"id\": \"xfail\", \"type\": \"checks\", \"configs\": [\"crash\"]},"
+    "  {\"id\": \"skipped\", \"type\": \"checks\", \"configs\": [\"slow\"]}]}";
+
+static json_t *results(void) {
+  char *dir = hu_tmpdir();
+  free(hu_write_suite(dir, "rep", suite));
+  char *ex = mxcts_xasprintf("%s/fake.txt", dir);
+  const char *text = "fail rep/xfail crashes <on purpose> & more\nskip rep/skipped not # here\n";
+  ck_assert_int_eq(mxcts_write_file(ex, text, strlen(text)), 0);
+  struct mxcts_options o;
+  hu_options(&o, dir, 99);
+  o.expectations = ex;
+  json_t *r = hu_run_opts(&o);
+  hu_cleanup(dir);
+  return r;
+}
+
+static char *render(int (*fn)(const json_t *, FILE *), const json_t *r) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  ck_assert_int_eq(fn(r, f), 0);
+  fclose(f);
+  return buf;
+}
+
+/* A TAP 13 reader: version, plan, numbered points, YAML blocks. */
+static void check_tap(const char *tap, size_t expect_points) {
+  char *copy = mxcts_xstrdup(tap), *save = NULL;
+  char *line = strtok_r(copy, "\n", &save);
+  ck_assert_str_eq(line, "TAP version 13");
+  line = strtok_r(NULL, "\n", &save);
+  size_t plan = 0;
+  ck_assert_int_eq(sscanf(line, "1..%zu", &plan), 1);
+  ck_assert_uint_eq(plan, expect_points);
+  size_t n = 0;
+  bool in_yaml = false, yaml_seen = false;
+  while ((line = strtok_r(NULL, "\n", &save))) {
+    if (in_yaml) {
+      if (!strcmp(line, "  ...")) in_yaml = false;
+      else ck_assert_msg(!strncmp(line, "  ", 2) && strlen(line) > 2, "bad YAML line: %s", line);
+      continue;
+    }
+    if (!strcmp(line, "  ---")) {
+      ck_assert_msg(!yaml_seen && n > 0, "a YAML block must follow its test point");
+      in_yaml = yaml_seen = true;
+      continue;
+    }
+    size_t num = 0;
+    int used = 0;
+    if (!strncmp(line, "ok ", 3)) sscanf(line + 3, "%zu%n", &num, &used);
+    else if (!strncmp(line, "not ok ", 7)) sscanf(line + 7, "%zu%n", &num, &used);
+    ck_assert_msg(num == n + 1, "expected test point %zu: %s", n + 1, line);
+    n++;
+    yaml_seen = false;
+  }
+  ck_assert(!in_yaml);
+  ck_assert_uint_eq(n, plan);
+  free(copy);
+}
+
+/* Well-formed XML: balanced tags, quoted attributes, escaped text. */
+static void check_xml(const char *x) {
+  char stack[32][64];
+  int depth = 0;
+  const char *p = x;
+  ck_assert(!strncmp(p, "<?xml ", 6));
+  p = strstr(p, "?>") + 2;
+  while (*p) {
+    if (*p == '&') {
+      ck_assert_msg(!strncmp(p, "&amp;", 5) || !strncmp(p, "&lt;", 4) || !strncmp(p, "&gt;", 4) ||
+                        !strncmp(p, "&quot;", 6) || !strncmp(p, "&apos;", 6), "raw & at %.20s", p);
+      p++;
+      continue;
+    }
+    if (*p != '<') {
+      ck_assert_msg(*p != '>', "raw > in text");
+      p++;
+      continue;
+    }
+    bool close = p[1] == '/';
+    const char *name = p + 1 + close;
+    size_t len = strcspn(name, " />\n");
+    ck_assert(len > 0 && len < 64);
+    const char *end = name + len;
+    bool quoted = false;
+    while (*end && (quoted || *end != '>')) {
+      if (*end == '"') quoted = !quoted;
+      ck_assert_msg(quoted || *end != '<', "< inside a tag");
+      end++;
+    }
+    ck_assert(*end == '>');
+    bool self = end[-1] == '/';
+    if (close) {
+      ck_assert(depth > 0);
+      depth--;
+      ck_assert_msg(strlen(stack[depth]) == len && !strncmp(stack[depth], name, len), "mismatched </%.*s>", (int)len, name);
+    } else if (!self) {
+      ck_assert(depth < 32);
+      memcpy(stack[depth], name, len);
+      stack[depth++][len] = '\0';
+    }
+    p = end + 1;
+  }
+  ck_assert_int_eq(depth, 0);
+}
+
+START_TEST(test_reports) {
+  json_t *r = results();
+  ck_assert_str_eq(hu_verdict(r, "rep/order"), "pass");
+  ck_assert_str_eq(hu_verdict(r, "rep/crash"), "crash");
+  ck_assert_str_eq(hu_verdict(r, "rep/xfail"), "xfail");
+  ck_assert_str_eq(hu_verdict(r, "rep/skipped"), "skip");
+  ck_assert_str_eq(hu_verdict(r, "rep/structure"), "pass");
+
+  char *tap = render(mxcts_report_tap, r);
+  check_tap(tap, 5);
+  ck_assert_ptr_nonnull(strstr(tap, "not ok 3 - rep/crash (crash)"));
+  ck_assert_ptr_nonnull(strstr(tap, "not ok 4 - rep/xfail # TODO expected failure: crashes <on purpose> & more"));
+  ck_assert_ptr_nonnull(strstr(tap, "ok 5 - rep/skipped # SKIP not \\# here"));
+  ck_assert_ptr_nonnull(strstr(tap, "  pairs:\n    - {\"slower\": \"slow\", \"faster\": \"fast\""));
+  ck_assert_ptr_nonnull(strstr(tap, "\"ratio_lower_bound\": "));
+  ck_assert_ptr_nonnull(strstr(tap, "\"wins\": 9"));
+  ck_assert_ptr_nonnull(strstr(tap, "  seed: 99\n"));
+  ck_assert_ptr_nonnull(strstr(tap, "  command: \"cd "));
+  ck_assert_ptr_nonnull(strstr(tap, "    \"slow\": {\"env\": {\"FAKE_ID\": \"s\""));
+
+  char *xml = render(mxcts_report_junit, r);
+  check_xml(xml);
+  ck_assert_ptr_nonnull(strstr(xml, "<error type=\"crash\""));
+  ck_assert_ptr_nonnull(strstr(xml, "<skipped message=\"expected failure: crashes &lt;on purpose&gt; &amp; more\"/>"));
+  ck_assert_ptr_nonnull(strstr(xml, "tests=\"5\" failures=\"0\" errors=\"1\" skipped=\"2\""));
+  char path[] = "/tmp/mxcts-junit.XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  ck_assert(write(fd, xml, strlen(xml)) == (ssize_t)strlen(xml));
+  close(fd);
+  if (system("command -v xmllint >/dev/null 2>&1") == 0) {
+    char *cmd = mxcts_xasprintf("xmllint --noout %s", path);
+    ck_assert_msg(system(cmd) == 0, "xmllint rejects the JUnit XML");
+    free(cmd);
+  }
+  remove(path);
+
+  char *html = render(mxcts_report_html, r);
+  ck_assert(!strncmp(html, "<!DOCTYPE html>", 15));
+  ck_assert_ptr_nonnull(strstr(html, "</html>"));
+  ck_assert_ptr_nonnull(strstr(html, "<circle"));          /* timing points */
+  ck_assert_ptr_nonnull(strstr(html, "4&#215;7 + 2"));      /* fast: 30 = 4x7 + 2 */
+  ck_assert_ptr_nonnull(strstr(html, "a &lt;suite&gt; &amp; its &quot;quotes&quot;"));
+  ck_assert_ptr_null(strstr(html, "src="));                 /* self-contained */
+  ck_assert_ptr_null(strstr(html, "http"));
+  ck_assert_ptr_null(strstr(html, "<script"));
+
+  /* the JSON file round-trips and validates */
+  struct mxcts_report_files files = {NULL, NULL, "/tmp/mxcts-report-test.json", NULL};
+  ck_assert_int_eq(mxcts_report_write(r, &files), 0);
+  json_t *back = json_load_file(files.json, JSON_REJECT_DUPLICATES, NULL);
+  ck_assert_ptr_nonnull(back);
+  ck_assert_msg(mxcts_results_check(back, files.json) == 0, "%s", mxcts_last_error());
+  ck_assert_int_eq(mxcts_results_exit_status(back), 1);
+  char *tap2 = render(mxcts_report_tap, back);
+  ck_assert_str_eq(tap, tap2); /* report re-renders the same */
+  remove(files.json);
+  json_decref(back);
+  free(tap);
+  free(tap2);
+  free(xml);
+  free(html);
+  json_decref(r);
+}
+END_TEST
+
+START_TEST(test_results_check_rejects) {
+  const char *bad[] = {
+      "[]",
+      "{\"mxcts_results\": 2}",
+      "{\"mxcts_results\": 1, \"status\": \"maybe\"}",
+      "{\"mxcts_results\": 1, \"status\": \"pass\", \"summary\": {}, \"suites\": [{\"name\": \"s\"}]}",
+      "{\"mxcts_results\": 1, \"status\": \"pass\", \"summary\": {}, \"suites\": [{\"name\": \"s\", "
+      "\"configs\": [], \"assertions\": [{\"id\": \"a\", \"name\": \"s/a\", \"type\": \"x\", "
+      "\"verdict\": \"great\", \"detail\": \"\"}]}]}",
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    json_t *doc = json_loads(bad[i], 0, NULL);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_msg(mxcts_results_check(doc, "r.json") != 0, "case %zu accepted", i);
+    ck_assert(!strncmp(mxcts_last_error(), "r.json: ", 8));
+    json_decref(doc);
+  }
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("report");
+  TCase *tc = tcase_create("report");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_reports);
+  tcase_add_test(tc, test_results_check_rejects);
+  suite_add_tcase(s, tc);
+  return mxr_test_run(s);
+}

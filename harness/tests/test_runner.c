@@ -1,0 +1,522 @@
+/*
+ * The runner and the judge against the fake probe (fake_probe.c): every
+ * process outcome, orderings that must pass, fail and be flaky, structure,
+ * equality, expectations, exact environments, timed work running alone and
+ * the seeded order.  No real timing is asserted: the fake probe reports
+ * canned timings, so these tests may run beside others.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_tap.h"
+#include "common.h"
+#include "harness_util.h"
+#include "judge.h"
+#include "plan.h"
+#include "result.h"
+#include "session.h"
+
+/* Two configs, slow and fast, and an assertion of every kind. */
+static const char ordered_suite[] =
+    "{\"format\": 1, \"name\": \"ord\", \"workload\": \"fake\", \"params\": {\"num_ops\": 100},"
+    " \"timeout\": 20,"
+    " \"configs\": ["
+    "  {\"id\": \"slow\", \"group\": \"unbulked\", \"env\": {\"FAKE_ID\": \"slow\", \"FAKE_MS\": \"%s\","
+    "   \"FAKE_NOISE\": \"%s\", \"FAKE_OUTLIER\": \"%s\", \"FAKE_CAP\": \"off\"%s}},"
+    "  {\"id\": \"fast\", \"env\": {\"FAKE_ID\": \"fast\", \"FAKE_MS\": \"1.0\", \"FAKE_NOISE\": \"%s\","
+    "   \"FAKE_OUTLIER\": \"%s\", \"FAKE_CAP\": \"%s\"%s}}],"
+    " \"assertions\": ["
+    "  {\"id\": \"order\", \"type\": \"ordering\", \"slower\": [\"group:unbulked\"], \"faster\": [\"fast\"]},"
+    "  {\"id\": \"structure\", \"type\": \"structure\", \"expect\": {"
+    "    \"slow\": {\"forward\": {\"single\": 100}, \"backward\": {\"single\": 100}},"
+    "    \"fast\": {\"forward\": {\"bulk\": [100, 15]}, \"backward\": {\"bulk\": [100, 15]}}}},"
+    "  {\"id\": \"checks\", \"type\": \"checks\"},"
+    "  {\"id\": \"value\", \"type\": \"value\", \"checks\": [\"output_is_flipped_input\"]},"
+    "  {\"id\": \"same\", \"type\": \"equal\", \"path\": \"values.*.digest\"}]}";
+
+struct ord {
+  const char *slow_ms, *noise, *outlier, *slow_extra, *fast_cap, *fast_extra;
+};
+
+static char *write_ordered(const char *dir, const struct ord *o) {
+  char *text = mxcts_xasprintf(ordered_suite, o->slow_ms, o->noise, o->outlier, o->slow_extra,
+                               o->noise, o->outlier, o->fast_cap, o->fast_extra);
+  char *path = hu_write_suite(dir, "ord", text);
+  free(text);
+  return path;
+}
+
+static const struct ord clear = {"2.0", "0.02", "0", "", "15", ""};
+
+START_TEST(test_clear_ordering_and_every_kind_pass) {
+  char *dir = hu_tmpdir();
+  free(write_ordered(dir, &clear));
+  json_t *r = hu_run(dir, 42, 1);
+  const char *names[] = {"ord/order", "ord/structure", "ord/checks", "ord/value", "ord/same"};
+  for (size_t i = 0; i < 5; i++)
+    ck_assert_msg(!strcmp(hu_verdict(r, names[i]), "pass"), "%s: %s: %s", names[i],
+                  hu_verdict(r, names[i]),
+                  json_string_value(json_object_get(hu_assertion(r, names[i]), "detail")));
+  json_t *order = hu_assertion(r, "ord/order");
+  json_t *pair = json_array_get(json_object_get(json_object_get(order, "diag"), "pairs"), 0);
+  ck_assert_int_eq(json_integer_value(json_object_get(pair, "wins")), 25);
+  ck_assert_int_eq(json_integer_value(json_object_get(pair, "k")), 19);
+  ck_assert(json_number_value(json_object_get(pair, "ratio_lower_bound")) > 1.8);
+  ck_assert(json_is_false(json_object_get(order, "flaky")));
+  const char *cmd = json_string_value(json_object_get(order, "command"));
+  ck_assert_ptr_nonnull(strstr(cmd, "env -i"));
+  ck_assert_ptr_nonnull(strstr(cmd, "--workload fake"));
+  ck_assert_ptr_nonnull(strstr(cmd, "--param num_ops=100"));
+  ck_assert_str_eq(json_string_value(json_object_get(r, "status")), "pass");
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+/* One config per way a process can end badly, one assertion each. */
+static const char bad_suite[] =
+    "{\"format\": 1, \"name\": \"bad\", \"workload\": \"fake\", \"rounds\": 2, \"timeout\": 0.5,"
+    " \"configs\": ["
+    "  {\"id\": \"ok\", \"env\": {}},"
+    "  {\"id\": \"crash\", \"env\": {\"FAKE_MODE\": \"crash\"}},"
+    "  {\"id\": \"hang\", \"env\": {\"FAKE_MODE\": \"hang\"}},"
+    "  {\"id\": \"error\", \"env\": {\"FAKE_MODE\": \"error\"}},"
+    "  {\"id\": \"exit\", \"env\": {\"FAKE_MODE\": \"exit\"}},"
+    "  {\"id\": \"usage\", \"env\": {\"FAKE_MODE\": \"usage\"}},"
+    "  {\"id\": \"malformed\", \"env\": {\"FAKE_MODE\": \"malformed\"}}],"
+    " \"assertions\": ["
+    "  {\"id\": \"ok\", \"type\": \"checks\", \"configs\": [\"ok\"]},"
+    "  {\"id\": \"crash\", \"type\": \"checks\", \"configs\": [\"crash\", \"ok\"]},"
+    "  {\"id\": \"hang\", \"type\": \"checks\", \"configs\": [\"hang\"]},"
+    "  {\"id\": \"error\", \"type\": \"checks\", \"configs\": [\"error\"]},"
+    "  {\"id\": \"exit\", \"type\": \"value\", \"configs\": [\"exit\"], \"checks\": [\"x\"]},"
+    "  {\"id\": \"usage\", \"type\": \"checks\", \"configs\": [\"usage\"]},"
+    "  {\"id\": \"malformed\", \"type\": \"equal\", \"configs\": [\"malformed\", \"ok\"],"
+    "   \"path\": \"values.output.digest\"}]}";
+
+static void assert_verdict(json_t *r, const char *name, const char *verdict, const char *in_detail) {
+  json_t *a = hu_assertion(r, name);
+  const char *detail = json_string_value(json_object_get(a, "detail"));
+  ck_assert_msg(a && !strcmp(hu_verdict(r, name), verdict), "%s: %s, expected %s (%s)", name,
+                hu_verdict(r, name), verdict, detail ? detail : "");
+  if (in_detail)
+    ck_assert_msg(strstr(detail, in_detail), "%s: detail \"%s\" lacks \"%s\"", name, detail, in_detail);
+}
+
+START_TEST(test_crash_timeout_error_verdicts) {
+  char *dir = hu_tmpdir();
+  free(hu_write_suite(dir, "bad", bad_suite));
+  double t0 = mxcts_now();
+  json_t *r = hu_run(dir, 7, 4);
+  ck_assert_msg(mxcts_now() - t0 < 10, "the hung processes were not killed at their deadline");
+  assert_verdict(r, "bad/ok", "pass", NULL);
+  assert_verdict(r, "bad/crash", "crash", "SIGSEGV");
+  assert_verdict(r, "bad/hang", "timeout", "deadline");
+  assert_verdict(r, "bad/error", "error", "fake failure");
+  assert_verdict(r, "bad/exit", "error", "exited with status 3");
+  assert_verdict(r, "bad/exit", "error", "fake_probe: exiting");
+  assert_verdict(r, "bad/usage", "error", "status 2");
+  assert_verdict(r, "bad/malformed", "error", "result.json");
+  ck_assert_str_eq(json_string_value(json_object_get(r, "status")), "fail");
+  const char *cmd = json_string_value(json_object_get(hu_assertion(r, "bad/crash"), "command"));
+  ck_assert_ptr_nonnull(strstr(cmd, "FAKE_MODE=crash"));
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_crash_in_an_ordering_is_a_crash_not_slower) {
+  char *dir = hu_tmpdir();
+  struct ord o = clear;
+  o.slow_extra = ", \"FAKE_MODE\": \"crash\"";
+  free(write_ordered(dir, &o));
+  json_t *r = hu_run(dir, 3, 1);
+  assert_verdict(r, "ord/order", "crash", "SIGSEGV");
+  ck_assert_ptr_null(json_object_get(hu_assertion(r, "ord/order"), "first_attempt"));
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+/* 1.5x slower, 15 % log-normal noise on every process and one process in
+ * twenty three times slower: the sign test must still pass, every seed. */
+START_TEST(test_noisy_but_ordered_never_fails) {
+  struct ord o = {"1.5", "0.15", "0.05", "", "15", ""};
+  for (uint64_t seed = 1; seed <= 8; seed++) {
+    char *dir = hu_tmpdir();
+    free(write_ordered(dir, &o));
+    json_t *r = hu_run(dir, seed, 1);
+    assert_verdict(r, "ord/order", "pass", NULL);
+    json_decref(r);
+    hu_cleanup(dir);
+  }
+}
+END_TEST
+
+START_TEST(test_reversed_timings_fail_after_one_rerun) {
+  char *dir = hu_tmpdir();
+  struct ord o = {"0.8", "0.05", "0", "", "15", ""};
+  free(write_ordered(dir, &o));
+  json_t *r = hu_run(dir, 11, 1);
+  assert_verdict(r, "ord/order", "fail", "not slower than");
+  json_t *a = hu_assertion(r, "ord/order");
+  ck_assert_ptr_nonnull(json_object_get(a, "first_attempt"));
+  ck_assert(json_is_integer(json_object_get(a, "rerun_seed")));
+  ck_assert(json_is_false(json_object_get(a, "flaky")));
+  json_t *pair = json_array_get(json_object_get(json_object_get(a, "diag"), "pairs"), 0);
+  ck_assert_int_eq(json_integer_value(json_object_get(pair, "wins")), 0);
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(a, "diag"), "attempt")), "rerun");
+  /* the other assertions are untouched by the failure */
+  assert_verdict(r, "ord/structure", "pass", NULL);
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_pass_on_rerun_is_flaky) {
+  char *dir = hu_tmpdir();
+  char *extra = mxcts_xasprintf(", \"FAKE_FLAKY_FILE\": \"%s/flaky\", \"FAKE_FLAKY_COUNT\": \"25\","
+                                " \"FAKE_MS_FIRST\": \"0.5\"", dir);
+  struct ord o = clear;
+  o.slow_extra = extra;
+  free(write_ordered(dir, &o));
+  json_t *r = hu_run(dir, 5, 1);
+  assert_verdict(r, "ord/order", "pass", NULL);
+  json_t *a = hu_assertion(r, "ord/order");
+  ck_assert(json_is_true(json_object_get(a, "flaky")));
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(a, "first_attempt"), "verdict")), "fail");
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(r, "summary"), "flaky")), 1);
+  json_decref(r);
+  free(extra);
+  hu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_structure_and_equal_failures) {
+  char *dir = hu_tmpdir();
+  struct ord o = clear;
+  o.fast_cap = "14";
+  o.fast_extra = ", \"FAKE_SALT\": \"different\"";
+  free(write_ordered(dir, &o));
+  json_t *r = hu_run(dir, 9, 1);
+  assert_verdict(r, "ord/structure", "fail", "fast forward: 8 engine ops, expected 7");
+  assert_verdict(r, "ord/same", "fail", "values.output.digest");
+  assert_verdict(r, "ord/order", "pass", NULL);
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_failing_checks_and_expected_check_failures) {
+  char *dir = hu_tmpdir();
+  free(hu_write_suite(dir, "val",
+      "{\"format\": 1, \"name\": \"val\", \"workload\": \"fake\", \"rounds\": 3,"
+      " \"configs\": [{\"id\": \"a\", \"env\": {\"FAKE_FAIL_CHECK\": \"second_check\"}}],"
+      " \"assertions\": ["
+      "  {\"id\": \"all\", \"type\": \"checks\"},"
+      "  {\"id\": \"first\", \"type\": \"value\", \"checks\": [\"output_is_flipped_input\"]},"
+      "  {\"id\": \"second-fails\", \"type\": \"value\", \"checks\": [\"second_check\"], \"pass\": false},"
+      "  {\"id\": \"missing\", \"type\": \"value\", \"checks\": [\"no_such_check\"], \"in\": \"any\"}]}"));
+  json_t *r = hu_run(dir, 1, 1);
+  assert_verdict(r, "val/all", "fail", "check second_check failed");
+  assert_verdict(r, "val/first", "pass", NULL);
+  assert_verdict(r, "val/second-fails", "pass", NULL);
+  assert_verdict(r, "val/missing", "fail", "no_such_check");
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_expectations_xfail_xpass_skip) {
+  char *dir = hu_tmpdir();
+  free(write_ordered(dir, &clear));
+  free(hu_write_suite(dir, "bad", bad_suite));
+  char *ex = mxcts_xasprintf("%s/fake.txt", dir);
+  const char *text = "# known problems of the fake\n"
+                     "fail ord/order   said to fail, but passes (an unexpected pass)\n"
+                     "fail bad/cr*     crashes on purpose\n"
+                     "flaky bad/hang   hangs on purpose\n"
+                     "skip ord/same    not comparable here\n"
+                     "fail nosuch/x    matches nothing\n";
+  ck_assert_int_eq(mxcts_write_file(ex, text, strlen(text)), 0);
+  struct mxcts_options o;
+  hu_options(&o, dir, 13);
+  o.expectations = ex;
+  json_t *r = hu_run_opts(&o);
+  assert_verdict(r, "ord/order", "xpass", NULL);
+  assert_verdict(r, "bad/crash", "xfail", "SIGSEGV");
+  assert_verdict(r, "bad/hang", "xfail", NULL);
+  assert_verdict(r, "ord/same", "skip", "not comparable");
+  assert_verdict(r, "ord/checks", "pass", NULL);
+  ck_assert_str_eq(json_string_value(json_object_get(hu_assertion(r, "bad/crash"), "raw_verdict")), "crash");
+  json_t *stale = json_object_get(r, "stale_expectations");
+  ck_assert_int_eq(json_array_size(stale), 1);
+  ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(stale, 0), "line")), 6);
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_skipped_suite_does_not_run) {
+  char *dir = hu_tmpdir();
+  free(hu_write_suite(dir, "bad", bad_suite));
+  char *ex = mxcts_xasprintf("%s/fake.txt", dir);
+  ck_assert_int_eq(mxcts_write_file(ex, "skip bad   not today\n", 21), 0);
+  struct mxcts_options o;
+  hu_options(&o, dir, 13);
+  o.expectations = ex;
+  double t0 = mxcts_now();
+  json_t *r = hu_run_opts(&o);
+  ck_assert(mxcts_now() - t0 < 0.5); /* the hang config never ran */
+  assert_verdict(r, "bad/hang", "skip", "not today");
+  ck_assert_str_eq(json_string_value(json_object_get(r, "status")), "pass");
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+static json_t *first_result(const char *dir, const char *job) {
+  char *path = mxcts_xasprintf("%s/out/%s/result.json", dir, job);
+  json_t *doc = json_load_file(path, 0, NULL);
+  ck_assert_msg(doc != NULL, "%s", path);
+  free(path);
+  return doc;
+}
+
+START_TEST(test_environment_is_exactly_base_plus_config) {
+  char *dir = hu_tmpdir();
+  free(write_ordered(dir, &clear));
+  ck_assert_int_eq(setenv("MXCTS_TEST_LEAK", "1", 1), 0);
+  ck_assert_int_eq(setenv("OMP_NUM_THREADS", "3", 1), 0);
+  ck_assert_int_eq(setenv("ASAN_OPTIONS", "x=1", 1), 0);
+  struct mxcts_options o;
+  hu_options(&o, dir, 1);
+  mxcts_strv_push(&o.pass_env, "ASAN_OPTIONS");
+  json_t *r = hu_run_opts(&o);
+  json_decref(r);
+  json_t *res = first_result(dir, "ord/slow/r001");
+  json_t *env = json_object_get(res, "fake_environ");
+  const char *allowed[] = {"PATH", "HOME", "LD_LIBRARY_PATH", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                           "ASAN_OPTIONS", "FAKE_ID", "FAKE_MS", "FAKE_NOISE", "FAKE_OUTLIER", "FAKE_CAP"};
+  const char *key;
+  json_t *v;
+  json_object_foreach(env, key, v) {
+    bool ok = false;
+    for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++) ok |= !strcmp(key, allowed[i]);
+    ck_assert_msg(ok, "variable %s leaked into the probe's environment", key);
+  }
+  ck_assert_str_eq(json_string_value(json_object_get(env, "FAKE_ID")), "slow");
+  ck_assert_str_eq(json_string_value(json_object_get(env, "OMP_NUM_THREADS")), "3");
+  ck_assert_str_eq(json_string_value(json_object_get(env, "ASAN_OPTIONS")), "x=1");
+  if (getenv("PATH")) ck_assert_str_eq(json_string_value(json_object_get(env, "PATH")), getenv("PATH"));
+  /* the runner's own environment is untouched */
+  ck_assert_str_eq(getenv("MXCTS_TEST_LEAK"), "1");
+  ck_assert_ptr_null(getenv("FAKE_ID"));
+  json_decref(res);
+  hu_cleanup(dir);
+}
+END_TEST
+
+/* Intervals of every process of the plan (start, end, timed). */
+struct span {
+  double start, end;
+  bool timed;
+};
+
+static size_t spans(const char *dir, struct span **out) {
+  char *path = mxcts_xasprintf("%s/out/plan.json", dir);
+  struct mxcts_plan p;
+  ck_assert_msg(mxcts_plan_load(path, &p) == 0, "%s", mxcts_last_error());
+  *out = mxcts_xcalloc(p.njobs, sizeof **out);
+  for (size_t i = 0; i < p.njobs; i++) {
+    char *rp = mxcts_xasprintf("%s/result.json", p.jobs[i].dir);
+    json_t *doc = json_load_file(rp, 0, NULL);
+    ck_assert_ptr_nonnull(doc);
+    (*out)[i] = (struct span){json_number_value(json_object_get(doc, "fake_start")),
+                              json_number_value(json_object_get(doc, "fake_end")), p.jobs[i].timed};
+    json_decref(doc);
+    free(rp);
+  }
+  size_t n = p.njobs;
+  mxcts_plan_free(&p);
+  free(path);
+  return n;
+}
+
+START_TEST(test_timed_work_runs_alone_untimed_in_parallel) {
+  char *dir = hu_tmpdir();
+  free(write_ordered(dir, &clear));
+  free(hu_write_suite(dir, "par",
+      "{\"format\": 1, \"name\": \"par\", \"workload\": \"fake\", \"rounds\": 10,"
+      " \"configs\": [{\"id\": \"a\", \"env\": {\"FAKE_SLEEP_MS\": \"40\"}},"
+      "              {\"id\": \"b\", \"env\": {\"FAKE_SLEEP_MS\": \"40\"}}],"
+      " \"assertions\": [{\"id\": \"all\", \"type\": \"checks\"}]}"));
+  json_t *r = hu_run(dir, 21, 4);
+  assert_verdict(r, "par/all", "pass", NULL);
+  json_decref(r);
+  struct span *s;
+  size_t n = spans(dir, &s), overlaps = 0;
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = i + 1; k < n; k++) {
+      bool overlap = s[i].start < s[k].end && s[k].start < s[i].end;
+      ck_assert_msg(!(overlap && (s[i].timed || s[k].timed)), "a timed process ran beside another");
+      overlaps += overlap;
+    }
+  ck_assert_msg(overlaps > 0, "--jobs 4 ran no untimed processes in parallel");
+  free(s);
+  hu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_profile_file) {
+  char *dir = hu_tmpdir();
+  free(hu_write_suite(dir, "prof",
+      "{\"format\": 1, \"name\": \"prof\", \"workload\": \"fake\", \"rounds\": 2,"
+      " \"configs\": [{\"id\": \"good\", \"env\": {\"FAKE_TRACE\": \"1\"}},"
+      "              {\"id\": \"bad\", \"env\": {\"FAKE_TRACE\": \"bad\"}},"
+      "              {\"id\": \"none\", \"env\": {}}],"
+      " \"assertions\": ["
+      "  {\"id\": \"good\", \"type\": \"profile_file\", \"configs\": [\"good\"], \"min_events\": 2,"
+      "   \"names_include\": [\"[reverse\"]},"
+      "  {\"id\": \"names\", \"type\": \"profile_file\", \"configs\": [\"good\"],"
+      "   \"names_include\": [\"ImperativeBulk\"]},"
+      "  {\"id\": \"bad\", \"type\": \"profile_file\", \"configs\": [\"bad\"]},"
+      "  {\"id\": \"none\", \"type\": \"profile_file\", \"configs\": [\"none\"]}]}"));
+  json_t *r = hu_run(dir, 2, 1);
+  assert_verdict(r, "prof/good", "pass", NULL);
+  assert_verdict(r, "prof/names", "fail", "ImperativeBulk");
+  assert_verdict(r, "prof/bad", "fail", "profile.json");
+  assert_verdict(r, "prof/none", "fail", "unable to open");
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_measures_and_margins) {
+  char *dir = hu_tmpdir();
+  free(hu_write_suite(dir, "m",
+      "{\"format\": 1, \"name\": \"m\", \"workload\": \"fake\", \"rounds\": 9,"
+      " \"configs\": [{\"id\": \"t\", \"env\": {\"FAKE_METRIC_A\": \"10\", \"FAKE_METRIC_B\": \"1\"}}],"
+      " \"assertions\": ["
+      "  {\"id\": \"a-over-b\", \"type\": \"ordering\", \"slower\": [\"t@metrics.a\"],"
+      "   \"faster\": [\"t@metrics.b\"], \"margin\": 8.0},"
+      "  {\"id\": \"a-over-b-10x\", \"type\": \"ordering\", \"slower\": [\"t@metrics.a\"],"
+      "   \"faster\": [\"t@metrics.b\"], \"margin\": 9.0},"
+      "  {\"id\": \"b-not-under-tenth\", \"type\": \"ordering\", \"slower\": [\"t@metrics.b\"],"
+      "   \"faster\": [\"t@metrics.a\"], \"margin\": -0.95},"
+      "  {\"id\": \"missing\", \"type\": \"ordering\", \"slower\": [\"t@metrics.zz\"],"
+      "   \"faster\": [\"t@metrics.a\"]}]}"));
+  json_t *r = hu_run(dir, 2, 1);
+  assert_verdict(r, "m/a-over-b", "pass", NULL);
+  assert_verdict(r, "m/a-over-b-10x", "fail", NULL); /* 10 is not > 1 + 9 */
+  assert_verdict(r, "m/b-not-under-tenth", "pass", NULL);
+  assert_verdict(r, "m/missing", "error", "metrics.zz");
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+/* The plan: every round holds every config once, in a seeded order that
+ * differs between rounds, the same for the same seed; one probe seed per
+ * round; structure runs first. */
+START_TEST(test_plan_order_is_seeded_and_interleaved) {
+  char *dir = hu_tmpdir();
+  free(hu_write_suite(dir, "six",
+      "{\"format\": 1, \"name\": \"six\", \"workload\": \"fake\","
+      " \"configs\": [{\"id\": \"a\"}, {\"id\": \"b\"}, {\"id\": \"c\"}, {\"id\": \"d\"},"
+      "              {\"id\": \"e\"}, {\"id\": \"f\"}],"
+      " \"assertions\": [{\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"a\", \"b\", \"c\"],"
+      "   \"faster\": [\"d\", \"e\", \"f\"]},"
+      "  {\"id\": \"s\", \"type\": \"structure\", \"expect\": {\"a\": {\"forward\": {\"single\": 3}}}}]}"));
+  struct mxcts_plan p[3];
+  uint64_t seeds[3] = {100, 100, 101};
+  for (int i = 0; i < 3; i++) {
+    struct mxcts_options o;
+    hu_options(&o, dir, seeds[i]);
+    ck_assert_int_eq(mxcts_plan_build(&o, &p[i]), 0);
+    mxcts_options_free(&o);
+  }
+  ck_assert_int_eq(p[0].njobs, 1 + 6 * 25);
+  ck_assert_int_eq(p[0].jobs[0].kind, MXCTS_JOB_PROFILE);
+  ck_assert(!p[0].jobs[0].timed);
+  bool differs_between_rounds = false, differs_by_seed = false;
+  for (int r = 0; r < 25; r++) {
+    const struct mxcts_job *round = &p[0].jobs[1 + 6 * r];
+    unsigned seen = 0;
+    for (int c = 0; c < 6; c++) {
+      ck_assert_int_eq(round[c].round, r + 1);
+      ck_assert(round[c].timed);
+      ck_assert_int_eq(round[c].seed, round[0].seed);
+      seen |= 1u << round[c].config;
+      ck_assert_str_eq(round[c].id, p[1].jobs[1 + 6 * r + c].id);
+      differs_by_seed |= round[c].config != p[2].jobs[1 + 6 * r + c].config;
+      if (r > 0) differs_between_rounds |= round[c].config != p[0].jobs[1 + c].config;
+    }
+    ck_assert_uint_eq(seen, 0x3f);
+  }
+  ck_assert(differs_between_rounds);
+  ck_assert(differs_by_seed);
+  for (int i = 0; i < 3; i++) mxcts_plan_free(&p[i]);
+  hu_cleanup(dir);
+}
+END_TEST
+
+/* plan.json round trip, and judging a plan whose jobs never ran. */
+START_TEST(test_plan_round_trip_and_missing_outcomes) {
+  char *dir = hu_tmpdir();
+  free(write_ordered(dir, &clear));
+  struct mxcts_options o;
+  hu_options(&o, dir, 77);
+  struct mxcts_plan p, q;
+  ck_assert_int_eq(mxcts_plan_build(&o, &p), 0);
+  mxcts_options_free(&o);
+  ck_assert_int_eq(mxcts_session_save_plan(&p), 0);
+  char *path = mxcts_xasprintf("%s/out/plan.json", dir);
+  ck_assert_msg(mxcts_plan_load(path, &q) == 0, "%s", mxcts_last_error());
+  ck_assert_int_eq(q.njobs, p.njobs);
+  for (size_t i = 0; i < p.njobs; i++) {
+    ck_assert_str_eq(q.jobs[i].id, p.jobs[i].id);
+    ck_assert_int_eq(q.jobs[i].seed, p.jobs[i].seed);
+    ck_assert_int_eq(q.jobs[i].argv.n, p.jobs[i].argv.n);
+    char *a = mxcts_job_command(&p.jobs[i]), *b = mxcts_job_command(&q.jobs[i]);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+  }
+  json_t *r;
+  ck_assert_int_eq(mxcts_judge(&q, &r), 0);
+  assert_verdict(r, "ord/order", "error", "did not run");
+  json_decref(r);
+  mxcts_plan_free(&p);
+  mxcts_plan_free(&q);
+  free(path);
+  hu_cleanup(dir);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("runner");
+  TCase *tc = tcase_create("runner");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_clear_ordering_and_every_kind_pass);
+  tcase_add_test(tc, test_crash_timeout_error_verdicts);
+  tcase_add_test(tc, test_crash_in_an_ordering_is_a_crash_not_slower);
+  tcase_add_test(tc, test_noisy_but_ordered_never_fails);
+  tcase_add_test(tc, test_reversed_timings_fail_after_one_rerun);
+  tcase_add_test(tc, test_pass_on_rerun_is_flaky);
+  tcase_add_test(tc, test_structure_and_equal_failures);
+  tcase_add_test(tc, test_failing_checks_and_expected_check_failures);
+  tcase_add_test(tc, test_expectations_xfail_xpass_skip);
+  tcase_add_test(tc, test_skipped_suite_does_not_run);
+  tcase_add_test(tc, test_environment_is_exactly_base_plus_config);
+  tcase_add_test(tc, test_timed_work_runs_alone_untimed_in_parallel);
+  tcase_add_test(tc, test_profile_file);
+  tcase_add_test(tc, test_measures_and_margins);
+  tcase_add_test(tc, test_plan_order_is_seeded_and_interleaved);
+  tcase_add_test(tc, test_plan_round_trip_and_missing_outcomes);
+  suite_add_tcase(s, tc);
+  return mxr_test_run(s);
+}

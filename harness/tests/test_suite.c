@@ -1,0 +1,259 @@
+/* Suite files (suite.h): a valid suite in detail, every malformed case with
+ * the file and JSON path in its message, and the shipped suites/. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_tap.h"
+#include "common.h"
+#include "suite.h"
+
+static const char valid[] =
+    "{\"format\": 1, \"name\": \"demo\", \"description\": \"d\", \"workload\": \"symbolic_flip_chain\","
+    " \"params\": {\"num_ops\": 1000, \"len\": \"10\", \"check\": true}, \"profile_params\": {\"iterations\": 1},"
+    " \"margin\": 0.1, \"timeout\": 30,"
+    " \"configs\": ["
+    "  {\"id\": \"off\", \"group\": \"none\", \"env\": {\"MXNET_EXEC_BULK_EXEC_TRAIN\": 0}},"
+    "  {\"id\": \"f15\", \"tags\": [\"half\"], \"env\": {\"MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_FWD\": \"15\"},"
+    "   \"params\": {\"num_ops\": \"500\"}},"
+    "  {\"id\": \"s7\", \"env\": {\"MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN\": 7}}],"
+    " \"assertions\": ["
+    "  {\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"group:none\"], \"faster\": [\"tag:half@timing.median\"]},"
+    "  {\"id\": \"s\", \"type\": \"structure\", \"expect\": {"
+    "    \"off\": {\"forward\": {\"single\": 1000}},"
+    "    \"f15\": {\"forward\": {\"bulk\": [1000, 15]}, \"backward\": {\"bulk\": [1000, 0], \"extra_ops\": 1}},"
+    "    \"s7\": {\"forward\": {\"concat\": [{\"bulk\": [20, 7]}, {\"sizes\": [3, 4]}, {\"single\": 2}],"
+    "            \"op\": \"reverse\"}, \"imperative\": {\"bulk\": [30, 15], \"bulked_events\": 2,"
+    "            \"compare\": [\"engine_ops\", \"bulked_events\"]}}}},"
+    "  {\"id\": \"c\", \"type\": \"checks\", \"configs\": [\"s7\"]}]}";
+
+static int parse_text(const char *text, const char *file, struct mxcts_suite *s) {
+  json_error_t err;
+  json_t *doc = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+  ck_assert_msg(doc != NULL, "test JSON: %s", err.text);
+  int rc = mxcts_suite_parse(doc, file, false, s);
+  json_decref(doc);
+  return rc;
+}
+
+START_TEST(test_valid_suite) {
+  struct mxcts_suite s;
+  ck_assert_msg(parse_text(valid, "demo.json", &s) == 0, "%s", mxcts_last_error());
+  ck_assert_str_eq(s.name, "demo");
+  ck_assert_int_eq(s.rounds, 25);
+  ck_assert_int_eq(s.k, 19);
+  ck_assert(s.timed);
+  ck_assert(s.margin == 0.1);
+  ck_assert_str_eq(mxcts_kvs_get(&s.configs[0].env, "MXNET_EXEC_BULK_EXEC_TRAIN"), "0");
+  ck_assert_str_eq(mxcts_kvs_get(&s.configs[1].params, "num_ops"), "500");
+  ck_assert_str_eq(mxcts_kvs_get(&s.configs[0].params, "num_ops"), "1000");
+  ck_assert_str_eq(mxcts_kvs_get(&s.configs[0].params, "check"), "1");
+  const struct mxcts_assertion *o = &s.asserts[0];
+  ck_assert_int_eq(o->nslower, 1);
+  ck_assert_int_eq(o->slower[0].config, 0);
+  ck_assert_str_eq(o->slower[0].measure, "timing.median");
+  ck_assert_int_eq(o->faster[0].config, 1);
+  ck_assert(o->margin == 0.1);
+  const struct mxcts_assertion *st = &s.asserts[1];
+  ck_assert_int_eq(st->nstructs, 3);
+  const struct mxcts_pass_expect *off = &st->structs[0].passes[0];
+  ck_assert_int_eq(off->engine_ops, 1000);
+  ck_assert_int_eq(off->nsizes, 1000);
+  ck_assert_int_eq(off->sizes[999], 1);
+  const struct mxcts_pass_expect *fw = &st->structs[1].passes[0], *bw = &st->structs[1].passes[1];
+  ck_assert_int_eq(fw->engine_ops, 67);
+  ck_assert_int_eq(fw->nsizes, 67);
+  ck_assert_int_eq(fw->sizes[0], 15);
+  ck_assert_int_eq(fw->sizes[66], 10);
+  ck_assert_str_eq(fw->summary, "67 engine ops: 66x15 + 10");
+  ck_assert_int_eq(bw->engine_ops, 1001); /* cap 0 bulks nothing: 1000 alone + 1 other */
+  ck_assert_int_eq(bw->nsizes, 1000);
+  const struct mxcts_pass_expect *cc = &st->structs[2].passes[0];
+  ck_assert_int_eq(cc->nsizes, 3 + 2 + 2);
+  ck_assert_int_eq(cc->sizes[2], 6);
+  ck_assert_int_eq(cc->sizes[4], 4);
+  ck_assert_int_eq(cc->sizes[6], 1);
+  ck_assert(cc->compare & MXCTS_CMP_NAMES);
+  ck_assert(mxcts_strv_contains(&cc->names, "[reverse,reverse,reverse]"));
+  ck_assert(mxcts_strv_contains(&cc->names, "[reverse]"));
+  const struct mxcts_pass_expect *imp = &st->structs[2].passes[1];
+  ck_assert_uint_eq(imp->compare, MXCTS_CMP_ENGINE_OPS | MXCTS_CMP_BULKED_EVENTS);
+  ck_assert_int_eq(imp->bulked_events, 2);
+  /* who runs what */
+  ck_assert(mxcts_suite_config_needs_rounds(&s, 0) && mxcts_suite_config_needs_profile(&s, 0));
+  ck_assert(!mxcts_suite_config_needs_rounds(&s, 2) && mxcts_suite_config_needs_profile(&s, 2));
+  /* --rounds */
+  ck_assert_int_eq(mxcts_suite_set_rounds(&s, 10), 0);
+  ck_assert_int_eq(s.k, 10);
+  ck_assert_int_ne(mxcts_suite_set_rounds(&s, 5), 0);
+  ck_assert_ptr_nonnull(strstr(mxcts_last_error(), "needs at least 7 rounds"));
+  mxcts_suite_free(&s);
+}
+END_TEST
+
+/* Each malformed suite: a JSON text and what the message must say. */
+static const struct bad {
+  const char *text, *message;
+} bad[] = {
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\"", "malformed JSON"},
+    {"[1, 2]", "expected an object"},
+    {"{\"format\": 1, \"format\": 1}", "duplicate"},
+    {"{\"format\": 1, \"name\": \"x\", \"colour\": 1}", "(top level): unknown field \"colour\""},
+    {"{\"format\": 2, \"name\": \"x\"}", "format: format 2 is not supported"},
+    {"{\"name\": \"x\"}", "missing required field \"format\""},
+    {"{\"format\": 1, \"name\": \"x\", \"configs\": [], \"assertions\": []}", "missing required field \"workload\""},
+    {"{\"format\": 1, \"name\": \"x y\", \"workload\": \"w\"}", "name: \"x y\" is not a valid suite name"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"rounds\": \"25\"}", "rounds: expected an integer, got string \"25\""},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"rounds\": 0}", "rounds: 0 is out of range"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"timed\": 1}", "timed: expected true or false"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"margin\": -1}", "margin: -1 is out of range"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"params\": [1]}", "params: expected an object"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"params\": {\"a\": [1]}}", "params.a: expected a string, number or boolean"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": []}", "configs: needs at least one config"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"env\": {}}]}", "configs[0]: missing required field \"id\""},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\", \"env\": {\"MXNET_X\": [1]}}]}",
+     "configs[0].env.MXNET_X: expected a string, number or boolean, got array"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\", \"env\": {\"1BAD\": 1}}]}",
+     "configs[0].env: \"1BAD\" is not a valid environment variable name"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\", \"envs\": {}}]}",
+     "configs[0]: unknown field \"envs\""},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}, {\"id\": \"a\"}]}",
+     "configs[1].id: duplicate config id \"a\""},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}]}", "missing required field \"assertions\""},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}], \"assertions\": [{\"id\": \"s\", \"type\": \"speed\"}]}",
+     "assertions[0].type: unknown assertion type \"speed\""},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}], \"assertions\": [{\"type\": \"checks\"}]}",
+     "assertions[0]: missing required field \"id\""},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}, {\"id\": \"b\"}],"
+     " \"assertions\": [{\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"a\"], \"faster\": [\"c\"]}]}",
+     "assertions[0].faster[0]: \"c\" names no config"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"a\"]}]}",
+     "assertions[0]: missing required field \"faster\""},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"a\"], \"faster\": [\"a\"]}]}",
+     "is both slower and faster"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"s\", \"type\": \"structure\", \"expect\": {\"a\": {\"forward\": {\"bulk\": [1000]}}}}]}",
+     "assertions[0].expect.a.forward.bulk: expected [ops, cap]"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"s\", \"type\": \"structure\", \"expect\": {\"a\": {\"forward\": {\"bulk\": [10, \"15\"]}}}}]}",
+     "assertions[0].expect.a.forward.bulk: expected an integer, got string"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"s\", \"type\": \"structure\", \"expect\": {\"a\": {\"forward\": {\"bulk\": [10, 1], \"single\": 3}}}}]}",
+     "give one generator"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"s\", \"type\": \"structure\", \"expect\": {\"a\": {\"forward\": {\"extra\": 1}}}}]}",
+     "assertions[0].expect.a.forward: unknown field \"extra\""},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"s\", \"type\": \"structure\", \"expect\": {\"a\": {\"forward\": {}}}}]}",
+     "predicts nothing"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"s\", \"type\": \"structure\", \"expect\": {\"a\": {\"forward\": {\"single\": 3, \"compare\": [\"speed\"]}}}}]}",
+     "compare: item 0 is not one of"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"s\", \"type\": \"structure\", \"margin\": 1, \"expect\": {}}]}",
+     "field \"margin\" does not belong to a structure assertion"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}, {\"id\": \"b\"}],"
+     " \"assertions\": [{\"id\": \"c\", \"type\": \"checks\", \"configs\": [\"a\"]}]}",
+     "config \"b\" is read by no assertion"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"c\", \"type\": \"checks\"}, {\"id\": \"c\", \"type\": \"checks\"}]}",
+     "assertions[1].id: duplicate assertion id \"c\""},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"k\": 19, \"alpha\": 0.01, \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"c\", \"type\": \"checks\"}]}", "not both"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"rounds\": 5, \"configs\": [{\"id\": \"a\"}, {\"id\": \"b\"}],"
+     " \"assertions\": [{\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"a\"], \"faster\": [\"b\"]}]}",
+     "5 rounds cannot reach alpha 0.01: the sign test needs at least 7 rounds"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"rounds\": 10, \"k\": 4, \"configs\": [{\"id\": \"a\"}, {\"id\": \"b\"}],"
+     " \"assertions\": [{\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"a\"], \"faster\": [\"b\"]}]}",
+     "k = 4 does not fit 10 rounds"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"timed\": false, \"configs\": [{\"id\": \"a\"}, {\"id\": \"b\"}],"
+     " \"assertions\": [{\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"a\"], \"faster\": [\"b\"]}]}",
+     "must be timed"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"v\", \"type\": \"value\"}]}", "assertions[0]: missing required field \"checks\""},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"v\", \"type\": \"value\", \"checks\": [\"c\"], \"in\": \"some\"}]}",
+     "assertions[0].in: \"some\" is neither"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"e\", \"type\": \"equal\", \"path\": \"values.*.digest\"}]}",
+     "equal needs two configs or more"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"p\", \"type\": \"profile_file\", \"file\": \"../x\"}]}",
+     "must be a plain file name"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"a@\"], \"faster\": [\"a\"]}]}",
+     "empty measure"},
+};
+
+START_TEST(test_malformed_suites) {
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    json_error_t err;
+    json_t *doc = json_loads(bad[i].text, JSON_REJECT_DUPLICATES, &err);
+    char msg[2048];
+    struct mxcts_suite s;
+    if (!doc) {
+      snprintf(msg, sizeof msg, "x.json: malformed JSON: %s", err.text);
+    } else {
+      int rc = mxcts_suite_parse(doc, "x.json", false, &s);
+      json_decref(doc);
+      ck_assert_msg(rc != 0, "case %zu parsed: %s", i, bad[i].text);
+      snprintf(msg, sizeof msg, "%s", mxcts_last_error());
+      ck_assert_msg(strncmp(msg, "x.json: ", 8) == 0, "case %zu: message lacks the file: %s", i, msg);
+    }
+    ck_assert_msg(strstr(msg, bad[i].message), "case %zu: \"%s\" lacks \"%s\"", i, msg, bad[i].message);
+  }
+}
+END_TEST
+
+START_TEST(test_files) {
+  const char *tmp = getenv("TMPDIR");
+  char *dir = mxcts_xasprintf("%s/mxcts-suite.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char *path = mxcts_xasprintf("%s/other.json", dir);
+  ck_assert_int_eq(mxcts_write_file(path, valid, strlen(valid)), 0);
+  struct mxcts_suite s;
+  ck_assert_int_ne(mxcts_suite_load(path, &s), 0);
+  ck_assert_ptr_nonnull(strstr(mxcts_last_error(), "does not match the file name"));
+  ck_assert_ptr_nonnull(strstr(mxcts_last_error(), path));
+  const char *broken = "{\"format\": 1,\n \"name\": }";
+  ck_assert_int_eq(mxcts_write_file(path, broken, strlen(broken)), 0);
+  ck_assert_int_ne(mxcts_suite_load(path, &s), 0);
+  ck_assert_msg(strstr(mxcts_last_error(), ":2:"), "%s", mxcts_last_error());
+  struct mxcts_suite *all;
+  size_t n;
+  struct mxcts_strv only = {0};
+  mxcts_strv_push(&only, "nosuch");
+  ck_assert_int_ne(mxcts_suites_load_dir(dir, &only, &all, &n), 0);
+  ck_assert_ptr_nonnull(strstr(mxcts_last_error(), "nosuch.json"));
+  mxcts_strv_free(&only);
+  remove(path);
+  remove(dir);
+  free(path);
+  free(dir);
+}
+END_TEST
+
+/* Every shipped suite parses, names its file, and reads every config. */
+START_TEST(test_shipped_suites) {
+  struct mxcts_suite *all;
+  size_t n;
+  int rc = mxcts_suites_load_dir(MXCTS_TEST_SRCDIR "/suites", NULL, &all, &n);
+  ck_assert_msg(rc == 0, "%s", mxcts_last_error());
+  ck_assert_int_ge(n, 8);
+  mxcts_suites_free(all, n);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("suite");
+  TCase *tc = tcase_create("suite");
+  tcase_add_test(tc, test_valid_suite);
+  tcase_add_test(tc, test_malformed_suites);
+  tcase_add_test(tc, test_files);
+  tcase_add_test(tc, test_shipped_suites);
+  suite_add_tcase(s, tc);
+  return mxr_test_run(s);
+}

@@ -1,0 +1,320 @@
+/*
+ * mxref/c_api.h: the subset of MXNet 1.9.1's C API that libmxref exports.
+ *
+ * Every declaration here has the exact type and calling signature of the
+ * function of the same name in MXNet 1.9.1 (include/mxnet/c_api.h and, for
+ * NNGetOpHandle, nnvm's c_api.h), so one program compiled against this
+ * header runs unchanged on libmxref.so and on libmxnet.so.  The text is our
+ * own; docs/c-api.md lists the surface with notes on each function.
+ *
+ * This header does not include any native mxref header: C API users see
+ * only opaque handles.
+ *
+ * Conventions (as MXNet's):
+ *   - Every int-returning function returns 0 on success and -1 on failure.
+ *     After a failure MXGetLastError() describes it; the message belongs to
+ *     the calling thread and stays until the next failing call on that
+ *     thread (a success leaves it alone).
+ *   - Arrays and strings a function hands back (names, shapes, handle
+ *     lists, JSON text, statistics) live in buffers of the calling thread.
+ *     They stay valid until the same thread makes another call that fills
+ *     the same buffer (docs/c-api.md names which calls share one), or
+ *     exits.  Copy what you want to keep.
+ *   - Handles returned through an out parameter belong to the caller, who
+ *     releases each exactly once with its matching free function
+ *     (MXNDArrayFree, MXSymbolFree, MXExecutorFree, MXFreeCachedOp).  That
+ *     includes the NDArray handles that MXImperativeInvokeEx and
+ *     MXInvokeCachedOpEx create when the caller passes no outputs, and
+ *     every handle MXExecutorOutputs returns (a new one per call).
+ *   - Op handles (AtomicSymbolCreator, OpHandle) are never freed; they stay
+ *     valid for the life of the process.
+ *   - Sizes handed to the copy functions count elements, not bytes.
+ *   - Shapes come back in MXNet's legacy convention: an unknown shape has
+ *     ndim 0 and an unknown dimension is 0.
+ */
+#ifndef MXREF_C_API_H
+#define MXREF_C_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ types */
+
+typedef uint32_t mx_uint;  /* MXNet's unsigned int */
+typedef float mx_float;
+typedef int64_t dim_t;     /* one dimension of a large-tensor shape */
+typedef unsigned int nn_uint; /* nnvm's unsigned int */
+
+/* Opaque handles: all of them are plain pointers. */
+typedef void *NDArrayHandle;       /* an NDArray */
+typedef const void *FunctionHandle;
+typedef void *AtomicSymbolCreator; /* an operator (the same object as OpHandle) */
+typedef void *OpHandle;            /* an operator, as nnvm's C API names it */
+typedef void *CachedOpHandle;      /* a cached op (a hybridized graph) */
+typedef void *SymbolHandle;        /* a symbol */
+typedef void *AtomicSymbolHandle;
+typedef void *ExecutorHandle;      /* a bound executor */
+typedef void *DataIterCreator;
+typedef void *DataIterHandle;
+typedef void *KVStoreHandle;
+typedef void *RecordIOHandle;
+typedef void *RtcHandle;
+typedef void *CudaModuleHandle;
+typedef void *CudaKernelHandle;
+typedef void *ProfileHandle;
+typedef void *DLManagedTensorHandle;
+
+/* MXEnginePushSyncND's context handle points at one of these: MXNet's
+ * Context, a device type (1 cpu, 2 gpu, 3 cpu_pinned, 5 cpu_shared) and a
+ * device id. */
+typedef const void *ContextHandle;
+/* MXEnginePushSyncND's property handle points at an int holding MXNet's
+ * FnProperty: 0 normal, 1 copy from GPU, 2 copy to GPU, 3 CPU prioritized,
+ * 4 async, 5 delete var, 6 GPU prioritized, 7 no skip.  NULL means 0. */
+typedef const void *EngineFnPropertyHandle;
+typedef void *EngineVarHandle;
+
+/* The callbacks MXNet's engine push functions take.  The first argument of
+ * a sync function is the run context: a pointer to a struct that starts
+ * with the context the op runs on ({int dev_type; int dev_id;}) followed by
+ * the device stream pointer and the auxiliary stream pointer (NULL on CPU).
+ * The second is the param given at the push. */
+typedef void (*EngineAsyncFunc)(void *, void *, void *);
+typedef void (*EngineSyncFunc)(void *, void *);
+/* Called once with the param when the engine is done with it. */
+typedef void (*EngineFuncParamDeleter)(void *);
+
+typedef void (*ExecutorMonitorCallback)(const char *, NDArrayHandle, void *);
+typedef void (*CachedOpMonitorCallback)(const char *, const char *, NDArrayHandle);
+
+/* One entry of MXLibInfoFeatures' table: a build feature and whether this
+ * library has it. */
+struct LibFeature {
+  const char *name;
+  bool enabled;
+};
+
+/* ----------------------------------------------------- errors and global */
+
+/* The calling thread's last error message ("" before any error).  Valid
+ * until the next failing call on this thread. */
+const char *MXGetLastError(void);
+
+/* The MXNet version whose behaviour the library implements, as
+ * major * 10000 + minor * 100 + patch (10901). */
+int MXGetVersion(int *out);
+
+/* The build feature table: *size entries in MXNet's order, in static
+ * storage. */
+int MXLibInfoFeatures(const struct LibFeature **libFeature, size_t *size);
+
+/* Number of GPUs the library can use (0 without CUDA or without a device). */
+int MXGetGPUCount(int *out);
+
+/* Seed the random number generators of random ops. */
+int MXRandomSeed(int seed);
+
+/* Finish all pending engine work before the process exits.  Handles may
+ * still be used (and freed) afterwards. */
+int MXNotifyShutdown(void);
+
+/* ----------------------------------------------------------------- engine */
+
+/* Set the calling thread's engine bulk size (ops bulked into one engine op);
+ * *prev_bulk_size receives the old value. */
+int MXEngineSetBulkSize(int bulk_size, int *prev_bulk_size);
+
+/* Push `sync_func(run_ctx, func_param)` to the engine, to run on the context
+ * that ctx_handle points at after every earlier op that writes one of the
+ * const arrays or reads or writes one of the mutable arrays, and before
+ * later ones that depend on them the same way.  prop_handle: see
+ * EngineFnPropertyHandle.  `opr_name` names the op in profiles (NULL:
+ * unnamed); it is copied.  `deleter`, when not NULL, is called once with
+ * func_param when the engine no longer needs it. */
+int MXEnginePushSyncND(EngineSyncFunc sync_func, void *func_param, EngineFuncParamDeleter deleter,
+                       ContextHandle ctx_handle, NDArrayHandle *const_nds_handle,
+                       int num_const_nds, NDArrayHandle *mutable_nds_handle,
+                       int num_mutable_nds, EngineFnPropertyHandle prop_handle, int priority,
+                       const char *opr_name);
+
+/* ---------------------------------------------------------------- NDArray */
+
+/* Create an array of shape[0..ndim) with the given device (dev_type: 1 cpu,
+ * 2 gpu, ...), dtype (MXNet's codes: 0 float32, 1 float64, 2 float16,
+ * 3 uint8, 4 int32, 5 int8, 6 int64, 7 bool) and, when delay_alloc is
+ * nonzero, memory allocated on first use. */
+int MXNDArrayCreateEx(const uint32_t *shape, uint32_t ndim, int dev_type, int dev_id,
+                      int delay_alloc, int dtype, NDArrayHandle *out);
+
+/* An array with no shape, dtype or memory: a placeholder, e.g. an output an
+ * imperative call fills in. */
+int MXNDArrayCreateNone(NDArrayHandle *out);
+
+/* Release a handle.  Memory is freed once no handle and no pending engine
+ * op uses it. */
+int MXNDArrayFree(NDArrayHandle handle);
+
+/* Copy `size` elements (the array's element count) from host memory into
+ * the array, or from the array into host memory, waiting as needed. */
+int MXNDArraySyncCopyFromCPU(NDArrayHandle handle, const void *data, size_t size);
+int MXNDArraySyncCopyToCPU(NDArrayHandle handle, void *data, size_t size);
+
+/* Wait until pending writes (WaitToRead) or all pending accesses
+ * (WaitToWrite) of the array are done; WaitAll waits for every pushed op.
+ * An error raised by such an op is returned here. */
+int MXNDArrayWaitToRead(NDArrayHandle handle);
+int MXNDArrayWaitToWrite(NDArrayHandle handle);
+int MXNDArrayWaitAll(void);
+
+/* The shape: *out_dim dimensions at *out_pdata (a thread buffer). */
+int MXNDArrayGetShapeEx(NDArrayHandle handle, int *out_dim, const int **out_pdata);
+
+/* The dtype code; -1 for a placeholder (MXNDArrayCreateNone). */
+int MXNDArrayGetDType(NDArrayHandle handle, int *out_dtype);
+
+/* The device; 0 and 0 for a placeholder. */
+int MXNDArrayGetContext(NDArrayHandle handle, int *out_dev_type, int *out_dev_id);
+
+/* The array's memory (allocated now if it was delayed); NULL for a
+ * placeholder.  Wait for the array before touching it. */
+int MXNDArrayGetData(NDArrayHandle handle, void **out_pdata);
+
+/* -------------------------------------------------------------- operators */
+
+/* Every operator name, aliases included. */
+int MXListAllOpNames(uint32_t *out_size, const char ***out_array);
+
+/* Look an operator up by name or alias; an alias gives the same handle as
+ * the operator's own name. */
+int NNGetOpHandle(const char *op_name, OpHandle *op_out);
+
+/* Every operator once (no aliases). */
+int MXSymbolListAtomicSymbolCreators(uint32_t *out_size, AtomicSymbolCreator **out_array);
+
+/* An operator's own name (the canonical one for an alias). */
+int MXSymbolGetAtomicSymbolName(AtomicSymbolCreator creator, const char **name);
+
+/* ------------------------------------------------------------- imperative */
+
+/* Run an operator on NDArrays now (pushed to the engine).  Parameters are
+ * string pairs as MXNet's frontends pass them.  If *outputs is NULL the
+ * outputs are created: *outputs then points at *num_outputs new handles
+ * (a thread buffer holding handles the caller frees).  Otherwise
+ * (*outputs)[0..*num_outputs) are written; placeholder arrays among them
+ * receive the inferred shape.  *out_stypes receives the outputs' storage
+ * types (0, dense). */
+int MXImperativeInvokeEx(AtomicSymbolCreator creator, int num_inputs, NDArrayHandle *inputs,
+                         int *num_outputs, NDArrayHandle **outputs, int num_params,
+                         const char **param_keys, const char **param_vals,
+                         const int **out_stypes);
+
+/* ---------------------------------------------------------------- symbols */
+
+int MXSymbolCreateFromJSON(const char *json, SymbolHandle *out);
+/* The symbol as MXNet's JSON; the text is a thread buffer. */
+int MXSymbolSaveToJSON(SymbolHandle symbol, const char **out_json);
+int MXSymbolCreateVariable(const char *name, SymbolHandle *out);
+/* An operator node with its parameters and no inputs yet. */
+int MXSymbolCreateAtomicSymbol(AtomicSymbolCreator creator, uint32_t num_param, const char **keys,
+                               const char **vals, SymbolHandle *out);
+/* Give an atomic symbol its inputs (positional when keys is NULL, else by
+ * input name), in place; unnamed inputs become variables "<name>_<input>". */
+int MXSymbolCompose(SymbolHandle sym, const char *name, uint32_t num_args, const char **keys,
+                    SymbolHandle *args);
+/* A symbol with the outputs of all the given ones. */
+int MXSymbolCreateGroup(uint32_t num_symbols, SymbolHandle *symbols, SymbolHandle *out);
+/* A copy to compose or free independently. */
+int MXSymbolCopy(SymbolHandle symbol, SymbolHandle *out);
+int MXSymbolFree(SymbolHandle symbol);
+
+/* Names in MXNet's order, in a thread buffer shared by the three calls. */
+int MXSymbolListArguments(SymbolHandle symbol, uint32_t *out_size, const char ***out_str_array);
+int MXSymbolListOutputs(SymbolHandle symbol, uint32_t *out_size, const char ***out_str_array);
+int MXSymbolListAuxiliaryStates(SymbolHandle symbol, uint32_t *out_size,
+                                const char ***out_str_array);
+
+/* Shape inference.  The known shapes: argument i has the dimensions
+ * arg_shape_data[arg_ind_ptr[i] .. arg_ind_ptr[i+1]); keys[i] names it
+ * (an argument or aux state), or with keys NULL it is the i-th argument.
+ * Out: per argument, output and aux state the ndim and a pointer to the
+ * dimensions (thread buffers); *complete is 1 when every shape is known. */
+int MXSymbolInferShapeEx(SymbolHandle sym, uint32_t num_args, const char **keys,
+                         const uint32_t *arg_ind_ptr, const int *arg_shape_data,
+                         uint32_t *in_shape_size, const int **in_shape_ndim,
+                         const int ***in_shape_data, uint32_t *out_shape_size,
+                         const int **out_shape_ndim, const int ***out_shape_data,
+                         uint32_t *aux_shape_size, const int **aux_shape_ndim,
+                         const int ***aux_shape_data, int *complete);
+
+/* --------------------------------------------------------------- executor */
+
+/* Bind a symbol to arrays on one device.  in_args[i] is argument i
+ * (MXSymbolListArguments order); arg_grad_store[i] receives its gradient
+ * as grad_req_type[i] asks (0 null, 1 write, 2 in place, 3 add), or is
+ * NULL for none; aux_states[i] is aux state i.  The map_* arrays (MXNet's
+ * group2ctx) may only name the bind device; shared_exec is accepted and
+ * only checked. */
+int MXExecutorBindEX(SymbolHandle symbol_handle, int dev_type, int dev_id, uint32_t num_map_keys,
+                     const char **map_keys, const int *map_dev_types, const int *map_dev_ids,
+                     uint32_t len, NDArrayHandle *in_args, NDArrayHandle *arg_grad_store,
+                     uint32_t *grad_req_type, uint32_t aux_states_len, NDArrayHandle *aux_states,
+                     ExecutorHandle shared_exec, ExecutorHandle *out);
+int MXExecutorForward(ExecutorHandle handle, int is_train);
+/* Backward with one head gradient per output (len 0: only loss outputs,
+ * which need none). */
+int MXExecutorBackwardEx(ExecutorHandle handle, uint32_t len, NDArrayHandle *head_grads,
+                         int is_train);
+/* New handles for the output arrays (thread buffer of handles the caller
+ * frees). */
+int MXExecutorOutputs(ExecutorHandle handle, uint32_t *out_size, NDArrayHandle **out);
+int MXExecutorFree(ExecutorHandle handle);
+
+/* --------------------------------------------------------------- autograd */
+
+int MXAutogradSetIsRecording(int is_recording, int *prev);
+int MXAutogradSetIsTraining(int is_training, int *prev);
+int MXAutogradIsRecording(bool *curr);
+int MXAutogradIsTraining(bool *curr);
+/* Mark arrays as variables whose gradients backward writes into
+ * grad_handles[i] with reqs_array[i] (0 null, 1 write, 3 add). */
+int MXAutogradMarkVariables(uint32_t num_var, NDArrayHandle *var_handles, uint32_t *reqs_array,
+                            NDArrayHandle *grad_handles);
+/* Backward from recorded outputs; ograd_handles NULL (or NULL entries)
+ * means ones. */
+int MXAutogradBackwardEx(uint32_t num_output, NDArrayHandle *output_handles,
+                         NDArrayHandle *ograd_handles, uint32_t num_variables,
+                         NDArrayHandle *var_handles, int retain_graph, int create_graph,
+                         int is_train, NDArrayHandle **grad_handles, int **grad_stypes);
+
+/* ------------------------------------------------------------- cached ops */
+
+int MXCreateCachedOpEx(SymbolHandle handle, int num_flags, const char **keys, const char **vals,
+                       CachedOpHandle *out);
+/* Inputs are the symbol's inputs in MXNet's order (arguments and aux
+ * states as they appear).  Outputs as for MXImperativeInvokeEx. */
+int MXInvokeCachedOpEx(CachedOpHandle handle, int num_inputs, NDArrayHandle *inputs,
+                       int *num_outputs, NDArrayHandle **outputs, const int **out_stypes);
+int MXFreeCachedOp(CachedOpHandle handle);
+
+/* --------------------------------------------------------------- profiler */
+
+int MXSetProfilerConfig(int num_params, const char *const *keys, const char *const *vals);
+/* 0 stop, 1 run. */
+int MXSetProfilerState(int state);
+int MXProfilePause(int paused);
+int MXDumpProfile(int finished);
+/* The aggregate statistics as a table (a thread buffer). */
+int MXAggregateProfileStatsPrint(const char **out_str, int reset);
+/* format 0 table, 1 JSON; sort_by 0 total, 1 avg, 2 min, 3 max, 4 count. */
+int MXAggregateProfileStatsPrintEx(const char **out_str, int reset, int format, int sort_by,
+                                   int ascending);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MXREF_C_API_H */
