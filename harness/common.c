@@ -280,9 +280,11 @@ char *mxcts_file_tail(const char *path, size_t max) {
 
 /* --- JSON ---------------------------------------------------------------------------- */
 
-int mxcts_json_load(const char *path, json_t **out) {
+int mxcts_json_load(const char *path, json_t **out) { return mxcts_json_load_flags(path, 0, out); }
+
+int mxcts_json_load_flags(const char *path, size_t flags, json_t **out) {
   json_error_t err;
-  *out = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+  *out = json_load_file(path, JSON_REJECT_DUPLICATES | flags, &err);
   if (*out) return 0;
   if (err.line < 1) return mxcts_set_error(MXCTS_EINVAL, "%s: %s", path, err.text);
   return mxcts_set_error(MXCTS_EINVAL, "%s:%d:%d: malformed JSON: %s", path, err.line,

@@ -112,6 +112,9 @@ char *mxcts_file_tail(const char *path, size_t max);
 /* --- JSON ---------------------------------------------------------------- */
 /* Load a JSON file; on error the message names the file, line and column. */
 int mxcts_json_load(const char *path, json_t **out);
+/* The same with extra jansson decoding flags (JSON_DECODE_INT_AS_REAL for
+ * traces: MXNet writes thread ids as unsigned 64-bit hashes). */
+int mxcts_json_load_flags(const char *path, size_t flags, json_t **out);
 /* Write a JSON document (indent 2, keys in insertion order). */
 int mxcts_json_save(const char *path, const json_t *doc);
 /* Look up a dotted path with [i] indexes ("structure.passes[0].engine_ops").

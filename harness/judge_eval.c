@@ -396,7 +396,7 @@ void mxcts__eval_equal(const struct mxcts_judging *j, size_t si, const struct mx
 
 static bool check_trace(const char *path, const struct mxcts_assertion *a, struct mxcts_eval *e) {
   json_t *doc;
-  if (mxcts_json_load(path, &doc)) {
+  if (mxcts_json_load_flags(path, JSON_DECODE_INT_AS_REAL, &doc)) {
     mxcts__eval_note(e, "%s", mxcts_last_error());
     return false;
   }

@@ -125,6 +125,8 @@ void probe_add_values(struct probe *p, const char *name, const float *x, int64_t
 /* ------------------------------------------------------------ profiling */
 
 int probe_profile_begin(struct probe *p, const char *pass) {
+  (void)pass;
+  if (p->profiling) return 0;
   if (mkdir(p->profile_dir, 0777) != 0 && errno != EEXIST) {
     char msg[PATH_MAX + 64];
     snprintf(msg, sizeof msg, "cannot create the profile directory %s: %s", p->profile_dir, strerror(errno));
@@ -134,47 +136,66 @@ int probe_profile_begin(struct probe *p, const char *pass) {
     return -1;
   }
   char file[PATH_MAX];
-  snprintf(file, sizeof file, "%s/%s.json", p->profile_dir, pass);
+  snprintf(file, sizeof file, "%s/profile.json", p->profile_dir);
   const char *keys[] = {"profile_all", "filename", "continuous_dump", "aggregate_stats"};
   const char *vals[] = {"true", file, "false", "false"};
   PROBE_CALL(p, MXSetProfilerConfig, 4, keys, vals);
   PROBE_CALL(p, MXSetProfilerState, 1);
+  p->profiling = true;
   return 0;
 }
 
+static void marker_op(void *rctx, void *param) {
+  (void)rctx;
+  (void)param;
+}
+
 int probe_profile_end(struct probe *p, const char *pass) {
+  if (p->npasses == (int)(sizeof p->passes / sizeof p->passes[0])) return probe_fail(p, "too many passes");
   PROBE_CALL(p, MXNDArrayWaitAll);
+  char name[64];
+  snprintf(name, sizeof name, "%s%s", MXCTS_PASS_MARKER, pass);
+  int ctx[2] = {1, 0}, prop = 0;
+  /* priority 1: never bulked into an ImperativeBulk, so its name shows */
+  PROBE_CALL(p, MXEnginePushSyncND, marker_op, NULL, NULL, ctx, NULL, 0, NULL, 0, &prop, 1, name);
+  PROBE_CALL(p, MXNDArrayWaitAll);
+  p->passes[p->npasses++] = pass;
+  return 0;
+}
+
+int probe_profile_finish(struct probe *p) {
+  if (!p->profiling) return 0;
+  p->profiling = false;
   PROBE_CALL(p, MXSetProfilerState, 0);
   PROBE_CALL(p, MXDumpProfile, 1);
   char file[PATH_MAX], err[512];
-  snprintf(file, sizeof file, "%s/%s.json", p->profile_dir, pass);
-  struct mxcts_pass_structure s;
-  if (mxcts_trace_read(file, &s, err, sizeof err) != 0) {
+  snprintf(file, sizeof file, "%s/profile.json", p->profile_dir);
+  struct mxcts_pass_structure s[8];
+  if (mxcts_trace_read_passes(file, s, p->npasses, err, sizeof err) != 0) {
     json_object_set_new(p->result, "status", json_string("error"));
     json_object_set_new(p->result, "error", json_string(err));
     p->failed = true;
     return -1;
   }
-  json_t *pass_obj = json_object(), *sizes = json_array(), *names = json_array();
-  for (int i = 0; i < s.num_names; i++) {
-    json_array_append_new(sizes, json_integer(s.segment_sizes[i]));
-    if (i < 64) json_array_append_new(names, json_string(s.names[i]));
+  json_t *structure = json_object(), *passes = json_array();
+  for (int k = 0; k < p->npasses; k++) {
+    json_t *pass_obj = json_object(), *sizes = json_array(), *names = json_array();
+    for (int i = 0; i < s[k].num_names; i++) {
+      json_array_append_new(sizes, json_integer(s[k].segment_sizes[i]));
+      if (i < 64) json_array_append_new(names, json_string(s[k].names[i]));
+    }
+    json_object_set_new(pass_obj, "name", json_string(p->passes[k]));
+    json_object_set_new(pass_obj, "engine_ops", json_integer(s[k].engine_ops));
+    json_object_set_new(pass_obj, "segments", json_integer(s[k].segments));
+    json_object_set_new(pass_obj, "bulked_events", json_integer(s[k].bulks));
+    json_object_set_new(pass_obj, "helper_ops", json_integer(s[k].helper_ops));
+    json_object_set_new(pass_obj, "segment_sizes", sizes);
+    json_object_set_new(pass_obj, "names", names);
+    json_array_append_new(passes, pass_obj);
+    mxcts_trace_free(&s[k]);
   }
-  json_object_set_new(pass_obj, "name", json_string(pass));
-  json_object_set_new(pass_obj, "engine_ops", json_integer(s.engine_ops));
-  json_object_set_new(pass_obj, "segments", json_integer(s.segments));
-  json_object_set_new(pass_obj, "bulked_events", json_integer(s.bulks));
-  json_object_set_new(pass_obj, "helper_ops", json_integer(s.helper_ops));
-  json_object_set_new(pass_obj, "segment_sizes", sizes);
-  json_object_set_new(pass_obj, "names", names);
-  json_t *structure = json_object_get(p->result, "structure");
-  if (!structure) {
-    structure = json_object();
-    json_object_set_new(structure, "passes", json_array());
-    json_object_set_new(p->result, "structure", structure);
-  }
-  json_array_append_new(json_object_get(structure, "passes"), pass_obj);
-  mxcts_trace_free(&s);
+  json_object_set_new(structure, "passes", passes);
+  json_object_set_new(p->result, "structure", structure);
   return 0;
 }
 
@@ -314,6 +335,7 @@ int main(int argc, char **argv) {
   add_identity(&p);
   if (p.api.MXRandomSeed((int)(p.seed & 0x7fffffff)) != 0) probe_fail(&p, "MXRandomSeed");
   if (!p.failed) w->run(&p);
+  if (!p.failed) probe_profile_finish(&p);
   int rc = write_result(&p, out);
   json_decref(p.result);
   /* Leave the library loaded: its threads may still be winding down. */

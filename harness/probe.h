@@ -25,6 +25,11 @@ struct probe {
   const char *keys[PROBE_MAX_PARAMS], *vals[PROBE_MAX_PARAMS];
   json_t *result;          /* the result object being filled */
   bool failed;             /* a C API call failed: status error */
+  /* profiling: one session for all passes, each pass ended by a marker op
+   * (MXNet's profiler cannot write two traces in one process) */
+  bool profiling;
+  int npasses;
+  const char *passes[8];
 };
 
 /* Record a failed call (status "error") and return -1. */
@@ -46,10 +51,13 @@ void probe_add_metric(struct probe *p, const char *name, double value);
 void probe_add_check(struct probe *p, const char *name, bool pass, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void probe_add_values(struct probe *p, const char *name, const float *x, int64_t n);
-/* Profile one pass: start the profiler writing <profile_dir>/<pass>.json;
- * probe_profile_end stops, dumps, parses and adds the pass's structure. */
+/* Profile passes: begin starts the profiler (once) writing
+ * <profile_dir>/profile.json; end waits for the pass's ops and pushes its
+ * marker op; probe_profile_finish (run by main after the workload) stops,
+ * dumps, parses and adds every pass's structure. */
 int probe_profile_begin(struct probe *p, const char *pass);
 int probe_profile_end(struct probe *p, const char *pass);
+int probe_profile_finish(struct probe *p);
 
 double probe_now_ms(void);
 uint64_t probe_rand(uint64_t *state);

@@ -112,7 +112,8 @@ static int run_executor(struct probe *p, bool train) {
     if (p->api.MXSetProfilerConfig(2, keys, vals) || p->api.MXSetProfilerState(1))
       rc = probe_fail(p, "MXSetProfilerConfig/MXSetProfilerState (aggregate_stats)");
   }
-  if (!rc && p->api.MXExecutorBindEX(sym, 1, 0, 0, NULL, NULL, NULL, 1, &X, train ? &DX : NULL, &req, 0,
+  NDArrayHandle grads[1] = {train ? DX : NULL}; /* MXNet reads the array even without gradients */
+  if (!rc && p->api.MXExecutorBindEX(sym, 1, 0, 0, NULL, NULL, NULL, 1, &X, grads, &req, 0,
                                      NULL, NULL, &exe) != 0)
     rc = probe_fail(p, "MXExecutorBindEX");
   if (!rc && aggregate && p->api.MXSetProfilerState(0)) rc = probe_fail(p, "MXSetProfilerState");
@@ -315,7 +316,8 @@ int probe_profiler_autostart(struct probe *p) {
   if (new_vector(p, 10, x, &X)) return -1;
   uint32_t req = 0;
   ExecutorHandle exe;
-  PROBE_CALL(p, MXExecutorBindEX, sym, 1, 0, 0, NULL, NULL, NULL, 1, &X, NULL, &req, 0, NULL, NULL, &exe);
+  NDArrayHandle no_grad[1] = {NULL};
+  PROBE_CALL(p, MXExecutorBindEX, sym, 1, 0, 0, NULL, NULL, NULL, 1, &X, no_grad, &req, 0, NULL, NULL, &exe);
   PROBE_CALL(p, MXExecutorForward, exe, 0);
   PROBE_CALL(p, MXNDArrayWaitAll);
   PROBE_CALL(p, MXExecutorFree, exe);

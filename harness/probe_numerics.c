@@ -262,12 +262,26 @@ static int run_case(struct probe *p, const struct mxcts_oracle_case *c, int dtyp
   int rc = run_forward(p, &nc, op, grad);
   if (!rc) rc = check_forward(p, &nc);
   if (!rc && grad) rc = check_backward(p, &nc);
+  if (p->failed) {
+    /* The implementation refused or failed this case: a failed check of the
+     * case, and the run goes on with the next one. */
+    char name[256];
+    snprintf(name, sizeof name, "%s/%s/%s/call", c->op, c->name, dtype ? "float64" : "float32");
+    probe_add_check(p, name, false, "%s", json_string_value(json_object_get(p->result, "error")));
+    json_object_set_new(p->result, "status", json_string("ok"));
+    json_object_set_new(p->result, "error", json_null());
+    p->failed = false;
+    int prev;
+    p->api.MXAutogradSetIsRecording(0, &prev);
+    p->api.MXNDArrayWaitAll(); /* surfaces (and clears) the case's pending errors */
+  }
   release(p, &nc);
-  return p->failed ? -1 : 0; /* a failed comparison is a check, not an error */
+  return 0; /* a failed comparison is a check, not an error */
 }
 
 int probe_numerics(struct probe *p) {
   const char *ops = probe_param_str(p, "ops", "all"), *dtypes = probe_param_str(p, "dtypes", "float32");
+  const char *exclude = probe_param_str(p, "exclude_ops", "");
   uint32_t nnames;
   const char **names;
   PROBE_CALL(p, MXListAllOpNames, &nnames, &names);
@@ -276,7 +290,7 @@ int probe_numerics(struct probe *p) {
     if (!wanted(dtypes, dt ? "float64" : "float32")) continue;
     for (int i = 0; i < mxcts_oracle_num_cases(); i++) {
       const struct mxcts_oracle_case *c = mxcts_oracle_case_at(i);
-      if (c->random || !wanted(ops, c->op)) continue;
+      if (c->random || !wanted(ops, c->op) || (*exclude && wanted(exclude, c->op))) continue;
       if (!listed(c->op, nnames, names)) { /* the implementation lacks the op */
         skipped++;
         continue;

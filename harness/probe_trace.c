@@ -12,7 +12,7 @@
 
 static bool is_helper(const char *name) {
   static const char *const helpers[] = {"WaitForVar", "WaitForAll", "DeleteVariable",
-                                        "CopyCPU2CPU", "DeleteOperator", NULL};
+                                        "CopyCPU2CPU", "DeleteOperator", "SetupExec", NULL};
   for (int i = 0; helpers[i]; i++)
     if (strcmp(name, helpers[i]) == 0) return true;
   return false;
@@ -74,43 +74,85 @@ static int add_event(struct mxcts_pass_structure *s, int *cap, const char *name)
   return 0;
 }
 
-int mxcts_trace_read(const char *path, struct mxcts_pass_structure *out, char *err, size_t errlen) {
-  memset(out, 0, sizeof *out);
+/* Load the op events of a trace in time order; *events[] borrow from *root. */
+static int load_events(const char *path, json_t **root, struct timed_event **events, size_t *count,
+                       char *err, size_t errlen) {
   json_error_t jerr;
-  json_t *root = json_load_file(path, 0, &jerr);
-  if (!root) {
+  /* MXNet writes thread ids as 64-bit unsigned hashes: read numbers as reals */
+  *root = json_load_file(path, JSON_DECODE_INT_AS_REAL, &jerr);
+  if (!*root) {
     snprintf(err, errlen, "%s: not valid JSON: %s (line %d, column %d)", path, jerr.text, jerr.line,
              jerr.column);
     return -1;
   }
-  json_t *events = json_object_get(root, "traceEvents");
-  if (!json_is_array(events)) {
+  json_t *evs = json_object_get(*root, "traceEvents");
+  if (!json_is_array(evs)) {
     snprintf(err, errlen, "%s: no \"traceEvents\" array", path);
-    json_decref(root);
+    json_decref(*root);
     return -1;
   }
-  size_t n = json_array_size(events), m = 0;
-  struct timed_event *begins = malloc((n + 1) * sizeof *begins);
-  if (!begins) {
-    json_decref(root);
+  size_t n = json_array_size(evs), m = 0;
+  *events = malloc((n + 1) * sizeof **events);
+  if (!*events) {
+    json_decref(*root);
     snprintf(err, errlen, "%s: out of memory", path);
     return -1;
   }
   for (size_t i = 0; i < n; i++) {
-    json_t *ev = json_array_get(events, i);
+    json_t *ev = json_array_get(evs, i);
     const char *ph = json_string_value(json_object_get(ev, "ph"));
     const char *name = json_string_value(json_object_get(ev, "name"));
     /* B: one op begins; X: a complete event.  b/e are MXNet's duplicate
      * async records and M metadata: not ops. */
     if (!ph || !name || (strcmp(ph, "B") != 0 && strcmp(ph, "X") != 0)) continue;
-    begins[m] = (struct timed_event){ev, json_number_value(json_object_get(ev, "ts")), m};
+    (*events)[m] = (struct timed_event){ev, json_number_value(json_object_get(ev, "ts")), m};
     m++;
   }
-  qsort(begins, m, sizeof *begins, cmp_ts);
+  qsort(*events, m, sizeof **events, cmp_ts);
+  *count = m;
+  return 0;
+}
+
+int mxcts_trace_read_passes(const char *path, struct mxcts_pass_structure *out, int n, char *err,
+                            size_t errlen) {
+  for (int i = 0; i < n; i++) memset(&out[i], 0, sizeof out[i]);
+  json_t *root;
+  struct timed_event *events;
+  size_t m;
+  if (load_events(path, &root, &events, &m, err, errlen)) return -1;
+  int pass = 0, cap = 0, rc = 0;
+  size_t plen = strlen(MXCTS_PASS_MARKER);
+  for (size_t i = 0; i < m && !rc && pass < n; i++) {
+    const char *name = json_string_value(json_object_get(events[i].ev, "name"));
+    if (strncmp(name, MXCTS_PASS_MARKER, plen) == 0) {
+      pass++;
+      cap = 0;
+      continue;
+    }
+    rc = add_event(&out[pass], &cap, name);
+  }
+  free(events);
+  json_decref(root);
+  if (rc) snprintf(err, errlen, "%s: out of memory", path);
+  else if (pass < n) {
+    snprintf(err, errlen, "%s: %d of %d pass markers found (were the probe's marker ops profiled?)", path, pass, n);
+    rc = -1;
+  }
+  if (rc)
+    for (int i = 0; i < n; i++) mxcts_trace_free(&out[i]);
+  return rc;
+}
+
+int mxcts_trace_read(const char *path, struct mxcts_pass_structure *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  json_t *root;
+  struct timed_event *events;
+  size_t m;
+  if (load_events(path, &root, &events, &m, err, errlen)) return -1;
   int cap = 0, rc = 0;
   for (size_t i = 0; i < m && !rc; i++)
-    rc = add_event(out, &cap, json_string_value(json_object_get(begins[i].ev, "name")));
-  free(begins);
+    rc = add_event(out, &cap, json_string_value(json_object_get(events[i].ev, "name")));
+  free(events);
   json_decref(root);
   if (rc) {
     mxcts_trace_free(out);

@@ -10,7 +10,7 @@
  * MXNet cuts names to 127 bytes in its trace; a segment name cut short (an
  * executor segment without its closing bracket, a cached-op segment of
  * exactly 127 bytes) has an unknown size, reported as -1.  The probe's own synchronisation ops (WaitForVar, WaitForAll,
- * DeleteVariable) and copies of head gradients (CopyCPU2CPU) are counted
+ * DeleteVariable, MXNet's SetupExec) and copies of head gradients (CopyCPU2CPU) are counted
  * apart and not as engine ops of the pass.
  */
 #ifndef MXCTS_PROBE_TRACE_H
@@ -32,6 +32,16 @@ struct mxcts_pass_structure {
 /* Parse the trace at `path`.  Returns 0, or -1 with a message in err
  * (naming the file and what is wrong). */
 int mxcts_trace_read(const char *path, struct mxcts_pass_structure *out, char *err, size_t errlen);
+
+/* The name prefix of the probe's pass markers: an op named
+ * "mxcts-pass:<pass>" ends <pass> in a trace holding several passes. */
+#define MXCTS_PASS_MARKER "mxcts-pass:"
+
+/* Parse a trace holding `n` passes, each ended by its marker op, in order:
+ * out[i] gets the ops between marker i-1 and marker i (markers not
+ * counted).  Fails when a marker is missing. */
+int mxcts_trace_read_passes(const char *path, struct mxcts_pass_structure *out, int n, char *err,
+                            size_t errlen);
 
 void mxcts_trace_free(struct mxcts_pass_structure *s);
 

@@ -281,6 +281,8 @@ static void cached_seed(int fwd, int bwd, int want_fwd_segs, int want_bwd_segs) 
       int fs = count_segments(&log, 0, log.n, "reverse", &total);
       ck_assert_int_eq(fs, want_fwd_segs);
       ck_assert_int_eq(total, N);
+      /* backward: the chain's gradient (no head-gradient identity in a
+       * cached op, as in MXNet) */
       int bs = count_segments(&log, 0, log.n, "_backward_reverse", &total);
       ck_assert_int_eq(bs, want_bwd_segs);
       ck_assert_int_eq(total, N);

@@ -48,6 +48,9 @@ struct mxr_exec_opts {
   bool plain_segment_names;     /* "op1,op2" instead of "[op1,op2]" (cached ops) */
   bool enable_inplace;          /* MXNET_EXEC_ENABLE_INPLACE: honour in-place hints */
   bool share_memory;            /* MXNET_EXEC_MATCH_RANGE != 0: reuse dead values' arrays */
+  bool plain_head_grads;        /* feed head gradients straight to the backward
+                                   nodes, without MXNet's executor's
+                                   _identity_with_attr_like_rhs (cached ops) */
 };
 
 int mxr_exec_opts_from_config(struct mxr_exec_opts *opts);

@@ -444,7 +444,7 @@ static void destroy(void *param);
 
 static int bind_plan(struct mxr_executor *e, const mxr_symbol *sym, mxr_ndarray *const *args,
                      mxr_ndarray *const *grads, const int *grad_req, mxr_ndarray *const *aux) {
-  int rc = mxr__gradient_graph(sym, grad_req, &e->fg);
+  int rc = mxr__gradient_graph(sym, grad_req, !e->opts.plain_head_grads, &e->fg);
   if (rc) return rc;
   e->num_nodes = e->fg.g->num_nodes;
   e->has_backward = e->fg.head_grad_nodes != NULL;

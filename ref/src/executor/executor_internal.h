@@ -36,7 +36,8 @@ struct full_graph {
 
 /* Build the full graph for gradients requested by grad_req (per argument);
  * all-NULL requests give the forward graph alone. */
-int mxr__gradient_graph(const mxr_symbol *fwd, const int *grad_req, struct full_graph *out);
+int mxr__gradient_graph(const mxr_symbol *fwd, const int *grad_req, bool head_identity,
+                        struct full_graph *out);
 void mxr__full_graph_free(struct full_graph *fg);
 
 /* One op node, ready to run. */

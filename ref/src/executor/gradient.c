@@ -217,7 +217,7 @@ static int backward_of(struct grad_state *st, struct full_graph *fg, int i) {
   return rc;
 }
 
-static int add_head_grads(struct grad_state *st, struct full_graph *fg) {
+static int add_head_grads(struct grad_state *st, struct full_graph *fg, bool identity) {
   fg->head_grad_nodes = malloc((size_t)(st->g->num_heads + 1) * sizeof *fg->head_grad_nodes);
   if (!fg->head_grad_nodes) return oom();
   for (int h = 0; h < st->g->num_heads; h++) {
@@ -230,8 +230,17 @@ static int add_head_grads(struct grad_state *st, struct full_graph *fg) {
       mxr__node_clear(&v);
       return rc;
     }
-    rc = contrib_add(&st->c[st->row[st->g->heads[h].node] + st->g->heads[h].index],
-                     (struct mxr_entry){fg->head_grad_nodes[h], 0});
+    /* As MXNet's executor: the head gradient enters through an identity that
+     * takes the head's attributes (one op at the start of the backward
+     * pass).  MXNet's cached ops feed it in directly. */
+    struct mxr_entry in[2] = {{fg->head_grad_nodes[h], 0}, st->g->heads[h]};
+    char iname[80];
+    snprintf(iname, sizeof iname, "head_grad%d_like", h);
+    int at = fg->head_grad_nodes[h];
+    if (identity) rc = add_op_node(st, "_identity_with_attr_like_rhs", NULL, 0, NULL, NULL, iname, in, 2, &at);
+    if (!rc)
+      rc = contrib_add(&st->c[st->row[st->g->heads[h].node] + st->g->heads[h].index],
+                       (struct mxr_entry){at, 0});
     if (rc) return rc;
   }
   return 0;
@@ -250,8 +259,8 @@ static int find_args(struct full_graph *fg) {
   return 0;
 }
 
-static int build(struct grad_state *st, struct full_graph *fg, const int *grad_req) {
-  int rc = add_head_grads(st, fg);
+static int build(struct grad_state *st, struct full_graph *fg, const int *grad_req, bool identity) {
+  int rc = add_head_grads(st, fg, identity);
   mark_needs(st, fg, grad_req);
   for (int i = st->num_fwd - 1; i >= 0 && !rc; i--) {
     const struct mxr_node *n = &st->g->nodes[i];
@@ -270,7 +279,8 @@ static int build(struct grad_state *st, struct full_graph *fg, const int *grad_r
   return rc;
 }
 
-int mxr__gradient_graph(const mxr_symbol *fwd, const int *grad_req, struct full_graph *fg) {
+int mxr__gradient_graph(const mxr_symbol *fwd, const int *grad_req, bool head_identity,
+                        struct full_graph *fg) {
   memset(fg, 0, sizeof *fg);
   int rc = mxr_symbol_copy(fwd, &fg->g);
   if (!rc) rc = find_args(fg);
@@ -290,7 +300,7 @@ int mxr__gradient_graph(const mxr_symbol *fwd, const int *grad_req, struct full_
     nvalues += mxr__node_num_outputs(&fg->g->nodes[i]);
   }
   st.c = calloc((size_t)nvalues + 1, sizeof *st.c);
-  rc = st.row && st.needs && st.c ? build(&st, fg, grad_req) : oom();
+  rc = st.row && st.needs && st.c ? build(&st, fg, grad_req, head_identity) : oom();
   for (int v = 0; st.c && v < nvalues; v++) free(st.c[v].e);
   free(st.c);
   free(st.row);

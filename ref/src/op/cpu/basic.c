@@ -20,14 +20,16 @@ static const struct mxr_param_field reverse_fields[] = {
 static const char *const data_input[] = {"data"};
 static const char *const data_ograd[] = {"ograd"};
 
-/* Normalise negative axes; MXR_EINVAL for one outside the array. */
+/* MXR_EINVAL for an axis outside the array.  MXNet 1.9.1's reverse takes
+ * no negative axes (its kernel fails on them at run time); we refuse them
+ * at shape inference, with a clearer message. */
 static int resolve_axes(const struct mxr_tuple *axes, int ndim, bool flip[MXR_MAX_NDIM]) {
   memset(flip, 0, MXR_MAX_NDIM * sizeof flip[0]);
   for (int i = 0; i < axes->n; i++) {
-    int64_t a = axes->v[i] < 0 ? axes->v[i] + ndim : axes->v[i];
+    int64_t a = axes->v[i];
     if (a < 0 || a >= ndim)
-      return mxr_set_error(MXR_EINVAL, "reverse: axis %lld is out of range for %d dimensions",
-                           (long long)axes->v[i], ndim);
+      return mxr_set_error(MXR_EINVAL, "reverse: axis %lld is out of range for %d dimensions%s",
+                           (long long)a, ndim, a < 0 ? " (MXNet's reverse takes no negative axes)" : "");
     flip[a] = true;
   }
   return 0;
@@ -436,7 +438,38 @@ static const struct mxr_op op_ones_like = {
     .forward_cpu = ones_forward,
 };
 
+/* _identity_with_attr_like_rhs: lhs, unchanged; rhs only lends its shape.
+ * MXNet's gradient pass wraps every head gradient in one, so a backward
+ * pass starts with it (one more op in the backward region). */
+static const char *const identity_like_inputs[] = {"lhs", "rhs"};
+
+static int identity_like_shape(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out,
+                               int nout, struct mxr_shape *aux, int naux) {
+  (void)params;
+  (void)nin;
+  (void)nout;
+  (void)aux;
+  (void)naux;
+  int st = mxr__shape_assign(&in[0], &in[1], "lhs");
+  if (!st) st = mxr__shape_assign(&out[0], &in[0], "output");
+  return st;
+}
+
+static const struct mxr_op op_identity_like = {
+    .name = "_identity_with_attr_like_rhs",
+    .aliases = {NULL},
+    .nin = 2,
+    .nout = 1,
+    .input_names = identity_like_inputs,
+    .infer_shape = identity_like_shape,
+    .dtypes = ALL_DTYPES,
+    .forward_cpu = copy_forward, /* copies in[0] */
+    .inplace = {{0, 0}},
+    .num_inplace = 1,
+};
+
 const struct mxr_op *const mxr__ops_basic[] = {
     &op_reverse, &op_backward_reverse, &op_copy,       &op_backward_copy, &op_zeros,
-    &op_ones,    &op_add_n,            &op_zeros_like, &op_ones_like,     NULL,
+    &op_ones,    &op_add_n,            &op_zeros_like, &op_ones_like,     &op_identity_like,
+    NULL,
 };
