@@ -9,9 +9,13 @@
 
 extern char **environ;
 
-/* Variables passed through from the runner's environment when set. */
+/* Variables passed through from the runner's environment when set.  The
+ * sanitizers' options go through too, so that a sanitized probe (or
+ * implementation) still dies by a signal on a crash, as abort_on_error asks,
+ * instead of exiting with a status that reads as an error. */
 static const char *const base_env_names[] = {"PATH", "HOME", "LD_LIBRARY_PATH", "OMP_NUM_THREADS",
-                                             "OPENBLAS_NUM_THREADS", NULL};
+                                             "OPENBLAS_NUM_THREADS", "ASAN_OPTIONS", "UBSAN_OPTIONS",
+                                             "TSAN_OPTIONS", "LSAN_OPTIONS", NULL};
 
 const char *mxcts_job_kind_name(enum mxcts_job_kind k) {
   switch (k) {

@@ -16,7 +16,7 @@ harness_mxcts_probe_LDADD = harness/liboracle.la $(JANSSON_LIBS) -ldl -lm
 # work, so it starts only after every other test has finished, also under
 # `make -j` (automake runs test logs as make targets; this orders them).
 TESTS += harness/tests/conformance.sh
-EXTRA_DIST += harness/tests/conformance.sh suites
+EXTRA_DIST += harness/tests/conformance.sh harness/tests/sanitized-expectations.txt suites
 CONFORMANCE_AFTER = $(filter-out harness/tests/conformance.log,$(TEST_LOGS))
 harness/tests/conformance.log: $(CONFORMANCE_AFTER)
 CLEANFILES += -r harness/tests/conformance.out
