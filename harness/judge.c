@@ -87,6 +87,10 @@ static void classify(const struct mxcts_job *job, struct mxcts_evidence *ev) {
     ev->detail = with_stderr(job, mxcts_xasprintf("crashed: killed by %s",
                                                   mxcts_signal_name(o.signal)));
     break;
+  case MXCTS_EXIT_SKIPPED: /* carries its group's crash or timeout */
+    ev->cls = o.cause == MXCTS_EXIT_TIMEOUT ? MXCTS_P_TIMEOUT : MXCTS_P_CRASH;
+    ev->detail = mxcts_xstrdup(o.detail ? o.detail : "not run after its config failed");
+    break;
   case MXCTS_EXIT_SPAWN:
     ev->cls = MXCTS_P_ERROR;
     ev->detail = mxcts_xstrdup(o.detail ? o.detail : "could not be started");

@@ -87,6 +87,8 @@ static const char help_run_opts[] =
     "  --pass-env NAME     also pass this variable through to the probe (repeatable)\n"
     "  --timeout-scale X   multiply every suite's per-process timeout\n"
     "  --grace S           seconds between SIGTERM and SIGKILL at a deadline (default 2)\n"
+    "  --keep-going        run every round of a config even after one crashed or timed\n"
+    "                      out (default: its later processes are skipped, same verdict)\n"
     "  --lock-file F       host-wide lock against concurrent timed work\n"
     "                      (default ${TMPDIR:-/tmp}/mxcts-UID.lock; 'none' for none)\n"
     "  --no-progress       no progress line on a terminal\n";
@@ -192,7 +194,8 @@ static char *impl_name_of(const char *impl) {
 enum {
   OPT_IMPL = 256, OPT_IMPL_NAME, OPT_PROBE, OPT_SUITES, OPT_SUITE, OPT_ROUNDS, OPT_SEED, OPT_OUT,
   OPT_EXPECT, OPT_TAP, OPT_JUNIT, OPT_JSON, OPT_HTML, OPT_JOBS, OPT_PASS_ENV, OPT_TSCALE,
-  OPT_GRACE, OPT_LOCK_FILE, OPT_NO_PROGRESS, OPT_HELP, OPT_RERUNS, OPT_DIR, OPT_TIMEOUT, OPT_LOCK
+  OPT_GRACE, OPT_LOCK_FILE, OPT_NO_PROGRESS, OPT_HELP, OPT_RERUNS, OPT_DIR, OPT_TIMEOUT, OPT_LOCK,
+  OPT_KEEP_GOING
 };
 
 static const struct option run_longopts[] = {
@@ -213,6 +216,7 @@ static const struct option run_longopts[] = {
     {"pass-env", required_argument, NULL, OPT_PASS_ENV},
     {"timeout-scale", required_argument, NULL, OPT_TSCALE},
     {"grace", required_argument, NULL, OPT_GRACE},
+    {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
     {"lock-file", required_argument, NULL, OPT_LOCK_FILE},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"help", no_argument, NULL, OPT_HELP},
@@ -300,6 +304,7 @@ static int run_option(const char *cmd, int c, const char *arg, struct cli *cl) {
     set_str(&o->lock_file, cl->no_lock ? NULL : arg);
     return 0;
   case OPT_NO_PROGRESS: cl->no_progress = true; return 0;
+  case OPT_KEEP_GOING: o->keep_going = true; return 0;
   default: return usage_error(cmd, "unknown option");
   }
 }
@@ -528,8 +533,9 @@ static int cmd_exec(int argc, char **argv) {
   if (!rc && !e.help) {
     char *dir = mxcts_abspath(e.dir), *lock = e.no_lock ? NULL : e.lock_file ? mxcts_xstrdup(e.lock_file) : mxcts_default_lock_file();
     char *empty[] = {NULL};
-    struct mxcts_proc proc = {dir, dir, argv + i, env.n ? env.v : empty, e.timeout, e.exclusive};
-    struct mxcts_run_opts ro = {1, e.grace, lock, NULL};
+    struct mxcts_proc proc = {dir,       dir,         argv + i,      env.n ? env.v : empty,
+                              e.timeout, e.exclusive, MXCTS_NO_GROUP};
+    struct mxcts_run_opts ro = {1, e.grace, lock, NULL, false};
     rc = mxcts_run_procs(&proc, 1, &ro) ? internal_error("exec") : 0;
     free(dir);
     free(lock);

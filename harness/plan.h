@@ -59,6 +59,7 @@ struct mxcts_options {
   char *lock_file;         /* host-wide lock against concurrent timed work */
   struct mxcts_strv pass_env;   /* extra variable names passed through */
   char *self;              /* absolute path of the mxcts executable */
+  bool keep_going;         /* --keep-going: run every round after a crash or timeout */
 };
 void mxcts_options_free(struct mxcts_options *o);
 /* Default lock file: ${TMPDIR:-/tmp}/mxcts-<uid>.lock (caller frees). */

@@ -23,6 +23,7 @@ const char *mxcts_exit_name(enum mxcts_exit e) {
   case MXCTS_EXIT_SIGNAL: return "signal";
   case MXCTS_EXIT_TIMEOUT: return "timeout";
   case MXCTS_EXIT_SPAWN: return "spawn";
+  case MXCTS_EXIT_SKIPPED: return "skipped";
   }
   return "?";
 }
@@ -47,14 +48,36 @@ void mxcts_outcome_free(struct mxcts_outcome *o) {
 }
 
 int mxcts_outcome_save(const char *dir, const struct mxcts_outcome *o) {
+  bool by_signal = o->how == MXCTS_EXIT_SIGNAL ||
+                   (o->how == MXCTS_EXIT_SKIPPED && o->cause == MXCTS_EXIT_SIGNAL);
   json_t *doc = json_pack("{s:s, s:i, s:i, s:s, s:f, s:f, s:s?}", "exit", mxcts_exit_name(o->how),
                           "code", o->code, "signal", o->signal, "signal_name",
-                          o->how == MXCTS_EXIT_SIGNAL ? mxcts_signal_name(o->signal) : "",
-                          "wall_s", o->wall_s, "timeout_s", o->timeout_s, "detail", o->detail);
+                          by_signal ? mxcts_signal_name(o->signal) : "", "wall_s", o->wall_s,
+                          "timeout_s", o->timeout_s, "detail", o->detail);
+  if (o->how == MXCTS_EXIT_SKIPPED)
+    json_object_set_new(doc, "cause", json_string(mxcts_exit_name(o->cause)));
   char *path = mxcts_xasprintf("%s/outcome.json", dir);
   int rc = mxcts_json_save(path, doc);
   free(path);
   json_decref(doc);
+  return rc;
+}
+
+static int exit_by_name(const char *name) {
+  for (int e = MXCTS_EXIT_CODE; e <= MXCTS_EXIT_SKIPPED; e++)
+    if (!strcmp(name, mxcts_exit_name((enum mxcts_exit)e))) return e;
+  return -1;
+}
+
+/* A skipped process names what its group's failed process did. */
+static int load_cause(const struct mxcts_jloc *at, json_t *doc, struct mxcts_outcome *o) {
+  char *cause = NULL;
+  int rc = mxcts_jget_string(at, doc, "cause", true, &cause);
+  int which = rc ? 0 : exit_by_name(cause);
+  if (!rc && which != MXCTS_EXIT_SIGNAL && which != MXCTS_EXIT_TIMEOUT)
+    rc = mxcts_jfail_key(at, "cause", "\"%s\" is not \"signal\" or \"timeout\"", cause);
+  o->cause = rc ? MXCTS_EXIT_CODE : (enum mxcts_exit)which;
+  free(cause);
   return rc;
 }
 
@@ -74,11 +97,10 @@ int mxcts_outcome_load(const char *dir, struct mxcts_outcome *o) {
   if (!rc) rc = mxcts_jget_double(&at, doc, "timeout_s", false, 0, 1e9, &o->timeout_s);
   if (!rc && !json_is_null(json_object_get(doc, "detail")))
     rc = mxcts_jget_string(&at, doc, "detail", false, &o->detail);
-  int which = -1;
-  for (int e = MXCTS_EXIT_CODE; !rc && e <= MXCTS_EXIT_SPAWN; e++)
-    if (!strcmp(how, mxcts_exit_name((enum mxcts_exit)e))) which = e;
-  if (!rc && which < 0) rc = mxcts_jfail_key(&at, "exit", "\"%s\" is not a known exit", how);
+  int which = rc ? 0 : exit_by_name(how);
+  if (which < 0) rc = mxcts_jfail_key(&at, "exit", "\"%s\" is not a known exit", how);
   o->how = (enum mxcts_exit)(which < 0 ? 0 : which);
+  if (!rc && o->how == MXCTS_EXIT_SKIPPED) rc = load_cause(&at, doc, o);
   o->code = (int)code;
   o->signal = (int)sig;
   free(how);
@@ -172,25 +194,74 @@ struct slot {
   int lockfd;
 };
 
+/* A group whose process crashed or timed out: its later processes are skipped. */
+struct failed_group {
+  size_t group, proc;
+  enum mxcts_exit how;  /* SIGNAL or TIMEOUT */
+  int signal;
+};
+
 struct sched {
   const struct mxcts_proc *procs;
   const struct mxcts_run_opts *o;
   struct slot *slots;
   size_t nrunning;
+  struct failed_group *failed;
+  size_t nfailed;
   int rc;               /* the first internal error */
 };
 
+static const struct failed_group *group_failure(const struct sched *s, size_t group) {
+  if (group == MXCTS_NO_GROUP || s->o->keep_going) return NULL;
+  for (size_t i = 0; i < s->nfailed; i++)
+    if (s->failed[i].group == group) return &s->failed[i];
+  return NULL;
+}
+
+static void note_failure(struct sched *s, size_t proc, const struct mxcts_outcome *out) {
+  size_t group = s->procs[proc].group;
+  if (out->how != MXCTS_EXIT_SIGNAL && out->how != MXCTS_EXIT_TIMEOUT) return;
+  if (group == MXCTS_NO_GROUP || group_failure(s, group)) return;
+  s->failed = mxcts_xrealloc(s->failed, (s->nfailed + 1) * sizeof *s->failed);
+  s->failed[s->nfailed++] = (struct failed_group){group, proc, out->how, out->signal};
+}
+
 static void record(struct sched *s, size_t proc, struct mxcts_outcome *out) {
   out->timeout_s = s->procs[proc].timeout_s;
+  note_failure(s, proc, out);
   int rc = mxcts_outcome_save(s->procs[proc].dir, out);
   if (rc && !s->rc) s->rc = rc;
   mxcts_outcome_free(out);
   if (s->o->progress) mxcts_progress_step(s->o->progress);
 }
 
+/* Record procs[i] as not run because of its group's failure `f`. */
+static void skip_one(struct sched *s, size_t i, const struct failed_group *f) {
+  struct mxcts_outcome out = {.how = MXCTS_EXIT_SKIPPED, .cause = f->how, .signal = f->signal};
+  const char *what = f->how == MXCTS_EXIT_TIMEOUT ? "timed out" : "crashed";
+  out.detail = mxcts_xasprintf("not run: %s %s (%s); later processes of its config were "
+                               "skipped (--keep-going runs them)",
+                               s->procs[f->proc].id, what,
+                               f->how == MXCTS_EXIT_TIMEOUT ? "deadline"
+                                                            : mxcts_signal_name(f->signal));
+  int rc = prepare_dir(s->procs[i].dir);
+  if (rc) {
+    if (!s->rc) s->rc = rc;
+    mxcts_outcome_free(&out);
+    if (s->o->progress) mxcts_progress_step(s->o->progress);
+    return;
+  }
+  record(s, i, &out);
+}
+
 /* Start procs[i]; false when the lock is busy (try again later). */
 static bool start_one(struct sched *s, size_t i, enum mxcts_lock_mode mode) {
   const struct mxcts_proc *p = &s->procs[i];
+  const struct failed_group *f = group_failure(s, p->group);
+  if (f) {
+    skip_one(s, i, f);
+    return true;
+  }
   int lockfd = try_lock(s->o->lock_file, mode);
   if (lockfd == -2) return false;
   if (s->o->progress) mxcts_progress_start(s->o->progress, p->id);
@@ -317,5 +388,6 @@ int mxcts_run_procs(const struct mxcts_proc *procs, size_t n, const struct mxcts
   free(untimed);
   free(timed);
   free(s.slots);
+  free(s.failed);
   return s.rc;
 }

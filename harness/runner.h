@@ -37,6 +37,8 @@ enum mxcts_exit {
   MXCTS_EXIT_SIGNAL,   /* killed by `signal` */
   MXCTS_EXIT_TIMEOUT,  /* killed at its deadline */
   MXCTS_EXIT_SPAWN,    /* could not be started: `detail` says why */
+  MXCTS_EXIT_SKIPPED,  /* not started: an earlier process of its group crashed or timed
+                          out (`cause`, `signal`, `detail` name it) */
 };
 const char *mxcts_exit_name(enum mxcts_exit e);
 
@@ -46,6 +48,8 @@ struct mxcts_outcome {
   int signal;
   double wall_s;
   double timeout_s;
+  enum mxcts_exit cause;   /* SKIPPED only: SIGNAL or TIMEOUT, what the group's
+                              failed process did (`signal` is its signal) */
   char *detail;        /* may be NULL */
 };
 void mxcts_outcome_free(struct mxcts_outcome *o);
@@ -67,17 +71,25 @@ struct mxcts_proc {
   char *const *envp;         /* NULL-terminated: the whole environment */
   double timeout_s;
   bool timed;
+  size_t group;              /* processes that repeat one measurement (a suite's
+                                config); MXCTS_NO_GROUP for none */
 };
+#define MXCTS_NO_GROUP ((size_t)-1)
 
 struct mxcts_run_opts {
   int jobs;                  /* untimed processes at a time (>= 1) */
   double grace_s;            /* SIGTERM -> SIGKILL */
   const char *lock_file;     /* NULL: no host-wide lock */
   struct mxcts_progress *progress;   /* may be NULL */
+  bool keep_going;           /* run every process even after its group failed */
 };
 
 /* Run the processes (untimed first, in parallel; then timed, serially),
- * writing outcome.json for each.  Returns 0 when every outcome was
+ * writing outcome.json for each.  Once a process crashes or times out, the
+ * processes of its group that have not started yet are not started (unless
+ * keep_going): their outcome is SKIPPED with the cause, because running them
+ * would only repeat the failure -- a hanging implementation would otherwise
+ * cost a full deadline per round.  Returns 0 when every outcome was
  * recorded, whatever the processes did; an error only when the runner
  * itself failed (a directory it cannot create, a file it cannot write). */
 int mxcts_run_procs(const struct mxcts_proc *procs, size_t n, const struct mxcts_run_opts *o);

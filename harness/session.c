@@ -15,18 +15,31 @@ int mxcts_session_save_plan(const struct mxcts_plan *p) {
   return rc;
 }
 
+/* One runner group per (suite, config): its structure run and rounds repeat
+ * one measurement, so a crash or timeout in one need not be repeated. */
+static size_t *config_group_bases(const struct mxcts_plan *p) {
+  size_t *base = mxcts_xcalloc(p->nsuites + 1, sizeof *base);
+  for (size_t s = 0; s < p->nsuites; s++) base[s + 1] = base[s] + p->suites[s].nconfigs;
+  return base;
+}
+
 int mxcts_session_run_jobs(struct mxcts_plan *p, size_t first, bool progress) {
   size_t n = p->njobs - first;
   struct mxcts_proc *procs = mxcts_xcalloc(n + 1, sizeof *procs);
+  size_t *group_base = config_group_bases(p);
   for (size_t i = 0; i < n; i++) {
     const struct mxcts_job *j = &p->jobs[first + i];
-    procs[i] = (struct mxcts_proc){j->id, j->dir, j->argv.v, j->env.v, j->timeout_s, j->timed};
+    procs[i] = (struct mxcts_proc){j->id,        j->dir,   j->argv.v,
+                                   j->env.v,     j->timeout_s, j->timed,
+                                   group_base[j->suite] + j->config};
   }
+  free(group_base);
   struct mxcts_progress pr;
   mxcts_progress_init(&pr, stderr, false);
   pr.enabled = pr.enabled && progress;
   mxcts_progress_add_total(&pr, n);
-  struct mxcts_run_opts ro = {p->opt.jobs, p->opt.grace_s, p->opt.lock_file, &pr};
+  struct mxcts_run_opts ro = {p->opt.jobs, p->opt.grace_s, p->opt.lock_file, &pr,
+                              p->opt.keep_going};
   int rc = mxcts_run_procs(procs, n, &ro);
   mxcts_progress_finish(&pr);
   free(procs);

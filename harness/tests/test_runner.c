@@ -136,6 +136,46 @@ START_TEST(test_crash_timeout_error_verdicts) {
 }
 END_TEST
 
+/* A config that hangs costs one deadline, not one per round: its later
+ * rounds are skipped and carry the timeout; --keep-going runs them all. */
+static const char hung_suite[] =
+    "{\"format\": 1, \"name\": \"hung\", \"workload\": \"fake\", \"rounds\": 5, \"timeout\": 0.3,"
+    " \"configs\": [{\"id\": \"hang\", \"env\": {\"FAKE_MODE\": \"hang\"}}, {\"id\": \"ok\"}],"
+    " \"assertions\": [{\"id\": \"hang\", \"type\": \"checks\", \"configs\": [\"hang\"]},"
+    "  {\"id\": \"ok\", \"type\": \"checks\", \"configs\": [\"ok\"]}]}";
+
+static int count_exits(const char *dir, const char *config, const char *exit) {
+  int n = 0;
+  for (int r = 1; r <= 5; r++) {
+    char *path = mxcts_xasprintf("%s/out/hung/%s/r%03d/outcome.json", dir, config, r);
+    json_t *doc = json_load_file(path, 0, NULL);
+    ck_assert_msg(doc, "%s: missing", path);
+    n += !strcmp(json_string_value(json_object_get(doc, "exit")), exit);
+    json_decref(doc);
+    free(path);
+  }
+  return n;
+}
+
+START_TEST(test_a_hung_config_costs_one_deadline) {
+  for (int keep_going = 0; keep_going <= 1; keep_going++) {
+    char *dir = hu_tmpdir();
+    free(hu_write_suite(dir, "hung", hung_suite));
+    struct mxcts_options o;
+    hu_options(&o, dir, 5);
+    o.keep_going = keep_going;
+    json_t *r = hu_run_opts(&o);
+    assert_verdict(r, "hung/hang", "timeout", keep_going ? "deadline" : NULL);
+    assert_verdict(r, "hung/ok", "pass", NULL);
+    ck_assert_int_eq(count_exits(dir, "hang", "timeout"), keep_going ? 5 : 1);
+    ck_assert_int_eq(count_exits(dir, "hang", "skipped"), keep_going ? 0 : 4);
+    ck_assert_int_eq(count_exits(dir, "ok", "code"), 5);
+    json_decref(r);
+    hu_cleanup(dir);
+  }
+}
+END_TEST
+
 START_TEST(test_crash_in_an_ordering_is_a_crash_not_slower) {
   char *dir = hu_tmpdir();
   struct ord o = clear;
@@ -513,6 +553,7 @@ int main(void) {
   tcase_add_test(tc, test_clear_ordering_and_every_kind_pass);
   tcase_add_test(tc, test_crash_timeout_error_verdicts);
   tcase_add_test(tc, test_crash_in_an_ordering_is_a_crash_not_slower);
+  tcase_add_test(tc, test_a_hung_config_costs_one_deadline);
   tcase_add_test(tc, test_noisy_but_ordered_never_fails);
   tcase_add_test(tc, test_reversed_timings_fail_after_one_rerun);
   tcase_add_test(tc, test_pass_on_rerun_is_flaky);
