@@ -17,6 +17,10 @@ harness_mxcts_probe_LDADD = harness/liboracle.la $(JANSSON_LIBS) -ldl -lm
 # `make -j` (automake runs test logs as make targets; this orders them).
 TESTS += harness/tests/conformance.sh
 EXTRA_DIST += harness/tests/conformance.sh harness/tests/sanitized-expectations.txt suites
-CONFORMANCE_AFTER = $(filter-out harness/tests/conformance.log,$(TEST_LOGS))
-harness/tests/conformance.log: $(CONFORMANCE_AFTER)
+# (A script's log is NAME.sh.log, .sh not being in TEST_EXTENSIONS.  The
+# target is named through a variable: automake owns the rule of a test's log,
+# and would replace one that names it literally, prerequisites and all.)
+CONFORMANCE_LOG = harness/tests/conformance.sh.log
+CONFORMANCE_AFTER = $(filter-out $(CONFORMANCE_LOG),$(TEST_LOGS))
+$(CONFORMANCE_LOG): $(CONFORMANCE_AFTER)
 CLEANFILES += -r harness/tests/conformance.out

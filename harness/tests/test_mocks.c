@@ -1,0 +1,189 @@
+/*
+ * mxcts against mock implementations that are wrong on purpose (mock_*.c):
+ * each must be caught with the right verdict, and the noisy but correct one
+ * must pass.  These runs time real work, so this test runs after every other
+ * test but the conformance run (harness/mock_local.mk), and holds the
+ * host-wide lock like any mxcts run.
+ *
+ * In a sanitizer build (MXCTS_SANITIZERS set) timings mean nothing: the
+ * ordering verdicts of the nobulk and noisy mocks are not asserted there.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_tap.h"
+#include "common.h"
+#include "harness_util.h"
+
+static bool sanitized(void) {
+  const char *s = getenv("MXCTS_SANITIZERS");
+  return s && *s;
+}
+
+/* Options for a run of `suites` (comma-separated) against mock `name`. */
+static void mock_options(struct mxcts_options *o, const char *dir, const char *name,
+                         const char *suites) {
+  hu_options(o, dir, 20261121);
+  free(o->impl);
+  free(o->impl_name);
+  free(o->probe);
+  free(o->suites_dir);
+  free(o->lock_file);
+  o->impl = mxcts_xasprintf(MXCTS_TEST_BUILDDIR "/harness/tests/.libs/mock_%s.so", name);
+  o->impl_name = mxcts_xasprintf("mock_%s", name);
+  o->probe = mxcts_xstrdup(MXCTS_TEST_BUILDDIR "/harness/mxcts-probe");
+  o->suites_dir = mxcts_xstrdup(MXCTS_TEST_SRCDIR "/suites");
+  o->lock_file = mxcts_default_lock_file();
+  o->jobs = 2;
+  o->grace_s = 0.5;
+  char *list = mxcts_xstrdup(suites), *save = NULL;
+  for (char *s = strtok_r(list, ",", &save); s; s = strtok_r(NULL, ",", &save))
+    mxcts_strv_push(&o->suites, s);
+  free(list);
+}
+
+static void expect_verdict(json_t *r, const char *name, const char *verdict) {
+  json_t *a = hu_assertion(r, name);
+  ck_assert_msg(a, "%s: no such assertion in the results", name);
+  const char *detail = json_string_value(json_object_get(a, "detail"));
+  ck_assert_msg(!strcmp(hu_verdict(r, name), verdict), "%s: %s, expected %s (%s)", name,
+                hu_verdict(r, name), verdict, detail ? detail : "");
+}
+
+/* Every assertion of the run has `verdict`; returns how many there are. */
+static int expect_all(json_t *r, const char *verdict) {
+  int n = 0;
+  size_t i, k;
+  json_t *s, *a;
+  json_array_foreach(json_object_get(r, "suites"), i, s) {
+    json_array_foreach(json_object_get(s, "assertions"), k, a) {
+      expect_verdict(r, json_string_value(json_object_get(a, "name")), verdict);
+      n++;
+    }
+  }
+  return n;
+}
+
+START_TEST(test_crash_in_forward_is_a_crash) {
+  char *dir = hu_tmpdir();
+  struct mxcts_options o;
+  mock_options(&o, dir, "crash", "bulking-symbolic,bulking-cachedop");
+  json_t *r = hu_run_opts(&o);
+  ck_assert_int_eq(expect_all(r, "crash"), 10);
+  const char *detail =
+      json_string_value(json_object_get(hu_assertion(r, "bulking-symbolic/segments"), "detail"));
+  ck_assert_msg(strstr(detail, "SIGSEGV") || strstr(detail, "SIGABRT"), "detail: %s", detail);
+  ck_assert_str_eq(json_string_value(json_object_get(r, "status")), "fail");
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_hang_in_forward_is_a_timeout) {
+  char *dir = hu_tmpdir();
+  struct mxcts_options o;
+  mock_options(&o, dir, "hang", "bulking-symbolic,bulking-cachedop");
+  o.timeout_scale = 0.01; /* 120 s -> 1.2 s */
+  double t0 = mxcts_now();
+  json_t *r = hu_run_opts(&o);
+  double took = mxcts_now() - t0;
+  ck_assert_int_eq(expect_all(r, "timeout"), 10);
+  /* 26 configs, one deadline each, two at a time; not one per round */
+  ck_assert_msg(took < 60, "the hanging mock took %.1f s", took);
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_ignored_bulking_fails_structure_and_ordering) {
+  char *dir = hu_tmpdir();
+  struct mxcts_options o;
+  mock_options(&o, dir, "nobulk", "bulking-symbolic,bulking-inference,bulking-imperative");
+  o.rounds = 8; /* k = 8: enough to see that bulking buys nothing */
+  json_t *r = hu_run_opts(&o);
+  expect_verdict(r, "bulking-symbolic/segments", "fail");
+  expect_verdict(r, "bulking-inference/segments", "fail");
+  expect_verdict(r, "bulking-imperative/imperative-bulks", "fail");
+  if (!sanitized()) {
+    expect_verdict(r, "bulking-symbolic/half-bulked-faster-than-unbulked", "fail");
+    expect_verdict(r, "bulking-symbolic/fully-bulked-faster-than-half", "fail");
+    expect_verdict(r, "bulking-inference/one-segment-faster", "fail");
+    expect_verdict(r, "bulking-imperative/bulked-faster", "fail");
+  }
+  /* its numbers are right */
+  expect_verdict(r, "bulking-symbolic/output-and-gradient", "pass");
+  expect_verdict(r, "bulking-symbolic/outputs-identical-across-configs", "pass");
+  expect_verdict(r, "bulking-inference/output", "pass");
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_wrong_gradient_fails_numerics) {
+  char *dir = hu_tmpdir();
+  struct mxcts_options o;
+  mock_options(&o, dir, "badgrad", "numerics,bulking-imperative");
+  json_t *r = hu_run_opts(&o);
+  expect_verdict(r, "numerics/every-op-matches-oracle", "fail");
+  expect_verdict(r, "numerics/pooling-matches-oracle", "fail");
+  const char *detail = json_string_value(
+      json_object_get(hu_assertion(r, "numerics/every-op-matches-oracle"), "detail"));
+  ck_assert_msg(strstr(detail, "grad"), "the failure does not name a gradient: %s", detail);
+  /* forward-only checks are untouched */
+  expect_verdict(r, "bulking-imperative/output", "pass");
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+/* How many of the run's processes said they were slow on purpose. */
+static int count_slow_processes(const char *dir) {
+  int n = 0;
+  char *cmd = mxcts_xasprintf("grep -rl 'mock_noisy: slow process' '%s/out' --include=stderr.txt", dir);
+  FILE *f = popen(cmd, "r");
+  ck_assert_ptr_nonnull(f);
+  char line[4096];
+  while (fgets(line, sizeof line, f)) n++;
+  pclose(f);
+  free(cmd);
+  return n;
+}
+
+START_TEST(test_noisy_timings_are_no_failure) {
+  char *dir = hu_tmpdir();
+  struct mxcts_options o;
+  mock_options(&o, dir, "noisy", "bulking-symbolic");
+  json_t *r = hu_run_opts(&o);
+  expect_verdict(r, "bulking-symbolic/segments", "pass");
+  expect_verdict(r, "bulking-symbolic/output-and-gradient", "pass");
+  expect_verdict(r, "bulking-symbolic/outputs-identical-across-configs", "pass");
+  if (!sanitized()) {
+    expect_verdict(r, "bulking-symbolic/half-bulked-faster-than-unbulked", "pass");
+    expect_verdict(r, "bulking-symbolic/fully-bulked-faster-than-half", "pass");
+  }
+  /* about one process in 20 is slow: with some 340 processes, none would
+   * mean the noise did not happen (probability ~ 1e-8) */
+  int slow = count_slow_processes(dir);
+  ck_assert_msg(slow > 0, "no process of the noisy mock was slow");
+  printf("# noisy mock: %d slow processes, both orderings %s\n", slow,
+         sanitized() ? "not judged (sanitizer build)" : "passed");
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("mocks");
+  TCase *tc = tcase_create("mocks");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_crash_in_forward_is_a_crash);
+  tcase_add_test(tc, test_hang_in_forward_is_a_timeout);
+  tcase_add_test(tc, test_wrong_gradient_fails_numerics);
+  tcase_add_test(tc, test_ignored_bulking_fails_structure_and_ordering);
+  tcase_add_test(tc, test_noisy_timings_are_no_failure);
+  suite_add_tcase(s, tc);
+  return mxr_test_run(s);
+}
