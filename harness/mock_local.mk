@@ -58,3 +58,7 @@ check-mocks:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=harness/tests/mocks.sh
 
 .PHONY: check-mocks
+
+# libFuzzer targets of the harness parsers (build-aux/run_fuzz.sh, `make fuzz`).
+EXTRA_DIST += harness/tests/fuzz_suite.c harness/tests/fuzz_result.c \
+	harness/tests/corpus harness/tests/data/fuzz_harness.dict

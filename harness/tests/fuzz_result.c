@@ -10,7 +10,7 @@
  * one pass and as three marked passes: a failure must say why, naming the
  * file; a success gives counts that agree with the sizes it lists.
  *
- * Build and run: ref/tests/run_fuzz.sh --target result (docs/harness.md).
+ * Build and run: build-aux/run_fuzz.sh --target result (docs/harness.md).
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
  * saving that gives the same text (saving is a fixed point).  The name
  * lists are built too, since they walk the loaded graph.
  *
- * Build and run: ref/tests/run_fuzz.sh (docs/symbol-json.md).
+ * Build and run: build-aux/run_fuzz.sh --target symbol_json (docs/symbol-json.md).
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -25,11 +25,4 @@ EXTRA_DIST += \
 	ref/tests/data/symbol_json \
 	ref/tests/data/fuzz_symbol_json.dict \
 	ref/tests/corpus/symbol_json \
-	ref/tests/fuzz_symbol_json.c \
-	ref/tests/run_fuzz.sh
-
-# libFuzzer run (needs clang + libclang-rt); not part of `make check`.
-FUZZ_SECONDS = 600
-.PHONY: fuzz
-fuzz:
-	FUZZ_BUILD=$(abs_top_builddir)/_build-fuzz $(SHELL) $(top_srcdir)/ref/tests/run_fuzz.sh $(FUZZ_SECONDS)
+	ref/tests/fuzz_symbol_json.c
