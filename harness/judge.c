@@ -89,6 +89,7 @@ static void classify(const struct mxcts_job *job, struct mxcts_evidence *ev) {
     break;
   case MXCTS_EXIT_SKIPPED: /* carries its group's crash or timeout */
     ev->cls = o.cause == MXCTS_EXIT_TIMEOUT ? MXCTS_P_TIMEOUT : MXCTS_P_CRASH;
+    ev->skipped = true;
     ev->detail = mxcts_xstrdup(o.detail ? o.detail : "not run after its config failed");
     break;
   case MXCTS_EXIT_SPAWN:
@@ -343,17 +344,19 @@ static json_t *observed_structure(const struct mxcts_judging *j, size_t si, size
 
 static json_t *process_counts(const struct mxcts_judging *j, size_t si, size_t c,
                               const struct mxcts_job **first) {
-  size_t n[4] = {0}, total = 0;
+  size_t n[4] = {0}, skipped = 0, total = 0;
   *first = NULL;
   for (size_t i = 0; i < j->plan->njobs; i++) {
     if (j->plan->jobs[i].suite != si || j->plan->jobs[i].config != c) continue;
     if (!*first) *first = &j->plan->jobs[i];
-    n[j->ev[i].cls]++;
+    if (j->ev[i].skipped) skipped++;
+    else n[j->ev[i].cls]++;
     total++;
   }
-  return json_pack("{s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)total, "ok",
+  return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)total, "ok",
                    (json_int_t)n[MXCTS_P_OK], "error", (json_int_t)n[MXCTS_P_ERROR], "crash",
-                   (json_int_t)n[MXCTS_P_CRASH], "timeout", (json_int_t)n[MXCTS_P_TIMEOUT]);
+                   (json_int_t)n[MXCTS_P_CRASH], "timeout", (json_int_t)n[MXCTS_P_TIMEOUT],
+                   "skipped", (json_int_t)skipped);
 }
 
 static json_t *config_json(const struct mxcts_judging *j, size_t si, size_t c) {

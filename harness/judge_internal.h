@@ -15,6 +15,7 @@ enum mxcts_pclass { MXCTS_P_OK, MXCTS_P_ERROR, MXCTS_P_CRASH, MXCTS_P_TIMEOUT };
 /* What one process left behind. */
 struct mxcts_evidence {
   enum mxcts_pclass cls;
+  bool skipped;                /* not run: carries its config's crash or timeout */
   char *detail;                /* why it is not ok; NULL when ok */
   bool has_result;
   struct mxcts_result result;  /* parsed when has_result */

@@ -170,6 +170,11 @@ START_TEST(test_a_hung_config_costs_one_deadline) {
     ck_assert_int_eq(count_exits(dir, "hang", "timeout"), keep_going ? 5 : 1);
     ck_assert_int_eq(count_exits(dir, "hang", "skipped"), keep_going ? 0 : 4);
     ck_assert_int_eq(count_exits(dir, "ok", "code"), 5);
+    json_t *hang = json_array_get(json_object_get(json_array_get(json_object_get(r, "suites"), 0),
+                                                  "configs"), 0);
+    json_t *counts = json_object_get(hang, "processes");
+    ck_assert_int_eq(json_integer_value(json_object_get(counts, "timeout")), keep_going ? 5 : 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(counts, "skipped")), keep_going ? 0 : 4);
     json_decref(r);
     hu_cleanup(dir);
   }
