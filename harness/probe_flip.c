@@ -233,13 +233,18 @@ int probe_cachedop_flip_chain(struct probe *p) {
 
 /* n chained flips; the intermediate arrays are kept until the end, because
  * freeing an array pushes a delete-var op, which (in MXNet too) flushes the
- * pending engine bulk and would hide what bulking does. */
-static int imperative_run(struct probe *p, OpHandle op, NDArrayHandle x, int n, NDArrayHandle *last) {
+ * pending engine bulk and would hide what bulking does.  *ms (when not NULL)
+ * is the time from the first push until the last result is readable: the
+ * frees afterwards cost the same bulked or not, and timing them would only
+ * dilute the difference. */
+static int imperative_run(struct probe *p, OpHandle op, NDArrayHandle x, int n, NDArrayHandle *last,
+                          double *ms) {
   const char *keys[] = {"axis"}, *vals[] = {"0"};
   NDArrayHandle *kept = calloc((size_t)n + 1, sizeof *kept);
   if (!kept) return probe_fail(p, "calloc");
   NDArrayHandle cur = x;
   int rc = 0, made = 0;
+  double t0 = probe_now_ms();
   for (int i = 0; i < n && !rc; i++) {
     NDArrayHandle *outs = NULL;
     int nout = 0;
@@ -251,6 +256,7 @@ static int imperative_run(struct probe *p, OpHandle op, NDArrayHandle x, int n, 
     cur = kept[made++] = outs[0];
   }
   if (!rc && p->api.MXNDArrayWaitToRead(cur) != 0) rc = probe_fail(p, "MXNDArrayWaitToRead");
+  if (ms) *ms = probe_now_ms() - t0;
   for (int i = 0; i < made - 1; i++) p->api.MXNDArrayFree(kept[i]);
   *last = made ? kept[made - 1] : NULL;
   if (rc && *last) {
@@ -273,24 +279,22 @@ int probe_imperative_flips(struct probe *p) {
   int rc = new_vector(p, c.len, x, &X);
   if (!rc && p->api.MXEngineSetBulkSize(bulk, &prev) != 0) rc = probe_fail(p, "MXEngineSetBulkSize");
   for (int i = 0; i < c.warmup && !rc; i++) {
-    rc = imperative_run(p, op, X, c.num_ops, &last);
+    rc = imperative_run(p, op, X, c.num_ops, &last, NULL);
     if (!rc) p->api.MXNDArrayFree(last);
   }
   if (!rc && p->profile_dir) {
     rc = probe_profile_begin(p, "forward");
-    if (!rc) rc = imperative_run(p, op, X, c.num_ops, &last);
+    if (!rc) rc = imperative_run(p, op, X, c.num_ops, &last, NULL);
     if (!rc) rc = probe_profile_end(p, "forward");
     if (!rc) p->api.MXNDArrayFree(last);
   } else {
     for (int i = 0; i < c.iterations && !rc; i++) {
-      double t0 = probe_now_ms();
-      rc = imperative_run(p, op, X, c.num_ops, &last);
-      times[i] = probe_now_ms() - t0;
+      rc = imperative_run(p, op, X, c.num_ops, &last, &times[i]);
       if (!rc) p->api.MXNDArrayFree(last);
     }
     if (!rc) probe_set_timing(p, times, c.iterations);
   }
-  if (!rc) rc = imperative_run(p, op, X, c.num_ops, &last);
+  if (!rc) rc = imperative_run(p, op, X, c.num_ops, &last, NULL);
   if (!rc) rc = read_vector(p, last, y, c.len);
   if (!rc) {
     report(p, x, y, NULL, NULL, c.len, c.num_ops);
