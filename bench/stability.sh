@@ -40,7 +40,8 @@ if [ "$hog" = yes ]; then
   echo "CPU hog: pid $hog_pid pinned to core $last" | tee -a "$summary"
 fi
 cleanup() { [ -n "$hog_pid" ] && kill "$hog_pid" 2>/dev/null; }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM   # stop the batch, not just the current run (EXIT kills the hog)
 
 failed=0
 flaky=0
