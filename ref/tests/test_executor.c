@@ -259,7 +259,19 @@ START_TEST(test_bind_errors) {
   mxr_ndarray *G = vector(eng, NULL);
   ck_assert_int_eq(mxr_executor_bind(sym, mxr_cpu(0), 1, &X, &G, &req, 0, NULL, &o, &ex), MXR_EINVAL);
   ck_assert_ptr_nonnull(strstr(mxr_last_error(), "grad_req 2"));
-  ck_assert_int_eq(mxr_executor_bind(sym, mxr_gpu(0), 1, &X, NULL, NULL, 0, NULL, &o, &ex), MXR_ENODEV);
+  /* Bound arrays must live where the executor runs. */
+  ck_assert_int_eq(mxr_executor_bind(sym, mxr_gpu(0), 1, &X, NULL, NULL, 0, NULL, &o, &ex), MXR_EINVAL);
+  ck_assert_msg(strstr(mxr_last_error(), "argument 'X' is on cpu(0), but the executor runs on gpu(0)"),
+                "%s", mxr_last_error());
+  /* On a GPU this machine lacks (the first missing id), planning fails
+   * when it allocates the executor's arrays there. */
+  int dev = mxr_gpu_count();
+  const int64_t len[] = {LEN};
+  mxr_ndarray *GX;
+  ck_assert_int_eq(mxr_ndarray_create(eng, len, 1, mxr_gpu(dev), MXR_FLOAT32, 1, &GX), 0);
+  ck_assert_int_eq(mxr_executor_bind(sym, mxr_gpu(dev), 1, &GX, NULL, NULL, 0, NULL, &o, &ex), MXR_ENODEV);
+  ck_assert_msg(strstr(mxr_last_error(), "GPU storage"), "%s", mxr_last_error());
+  mxr_ndarray_free(GX);
   /* a scalar input cannot be flipped along axis 0 */
   mxr_ndarray *S;
   ck_assert_int_eq(mxr_ndarray_create(eng, NULL, 0, mxr_cpu(0), MXR_FLOAT32, 0, &S), 0);

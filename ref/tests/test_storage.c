@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,11 +88,22 @@ START_TEST(storage_counter) {
 END_TEST
 
 START_TEST(storage_gpu_enodev) {
+  /* The first GPU id this machine lacks: gpu(0) without a GPU. */
+  int dev = mxr_gpu_count();
+  char want[64];
+  snprintf(want, sizeof want, "no GPU storage on gpu(%d)", dev);
   size_t start = mxr_storage_cpu_bytes_in_use();
   struct mxr_storage s;
-  ck_assert_int_eq(mxr_storage_alloc(mxr_gpu(0), 256, &s), MXR_ENODEV);
-  ck_assert_msg(strstr(mxr_last_error(), "GPU storage is not available") != NULL, "%s",
-                mxr_last_error());
+  ck_assert_int_eq(mxr_storage_alloc(mxr_gpu(dev), 256, &s), MXR_ENODEV);
+  ck_assert_msg(strstr(mxr_last_error(), want) != NULL, "%s", mxr_last_error());
+  ck_assert_ptr_null(s.dptr);
+  ck_assert_int_eq(mxr_storage_alloc(mxr_gpu(dev), 0, &s), MXR_ENODEV);
+  ck_assert_msg(strstr(mxr_last_error(), want) != NULL, "%s", mxr_last_error());
+  struct mxr_storage_pool_stats stats;
+  ck_assert_int_eq(mxr_storage_pool_stats(mxr_gpu(dev), &stats), MXR_ENODEV);
+  ck_assert_int_eq(mxr_storage_pool_stats(mxr_cpu(0), &stats), MXR_ENODEV);
+  ck_assert_int_eq(mxr_storage_release_cache(mxr_gpu(dev)), MXR_ENODEV);
+  ck_assert_int_eq(mxr_storage_release_cache(mxr_cpu(0)), 0);
   ck_assert_ptr_null(s.dptr);
   ck_assert_uint_eq(mxr_storage_cpu_bytes_in_use(), start);
   mxr_storage_free(&s); /* harmless on a failed handle */
@@ -305,6 +317,54 @@ START_TEST(nd_round_trip) {
     free(src);
     free(dst);
   }
+  free_engine(eng);
+}
+END_TEST
+
+START_TEST(nd_copy_to) {
+  /* A chain of copies between host arrays of different shapes (same size),
+   * pushed back to back: each is ordered after the one before. */
+  mxr_engine *eng = make_engine(_i);
+  size_t b0 = mxr_storage_cpu_bytes_in_use();
+  const int64_t s1[] = {6, 5}, s2[] = {30}, s3[] = {2, 3, 5};
+  mxr_ndarray *a, *b, *c;
+  ck_assert_int_eq(mxr_ndarray_create(eng, s1, 2, mxr_cpu(0), MXR_FLOAT64, 0, &a), 0);
+  ck_assert_int_eq(mxr_ndarray_create(eng, s2, 1, mxr_cpu(0), MXR_FLOAT64, 1, &b), 0);
+  ck_assert_int_eq(mxr_ndarray_create(eng, s3, 3, mxr_cpu(0), MXR_FLOAT64, 1, &c), 0);
+  double in[30], out[30];
+  for (int i = 0; i < 30; i++) in[i] = i * 1.25 - 3;
+  ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(a, in, 30), 0);
+  ck_assert_msg(mxr_ndarray_copy_to(a, b) == 0, "%s", mxr_last_error());
+  ck_assert_msg(mxr_ndarray_copy_to(b, c) == 0, "%s", mxr_last_error());
+  ck_assert_int_eq(mxr_ndarray_copy_to(c, c), 0); /* onto itself: nothing to do */
+  ck_assert_int_eq(mxr_ndarray_sync_copy_to_cpu(c, out, 30), 0);
+  ck_assert_int_eq(memcmp(in, out, sizeof in), 0);
+
+  /* Mismatches are refused before anything is pushed. */
+  mxr_ndarray *f32, *small;
+  ck_assert_int_eq(mxr_ndarray_create(eng, s2, 1, mxr_cpu(0), MXR_FLOAT32, 1, &f32), 0);
+  ck_assert_int_eq(mxr_ndarray_copy_to(a, f32), MXR_EINVAL);
+  ck_assert_msg(strstr(mxr_last_error(), "dtype"), "%s", mxr_last_error());
+  ck_assert_int_eq(mxr_ndarray_create(eng, s1, 1, mxr_cpu(0), MXR_FLOAT64, 1, &small), 0);
+  ck_assert_int_eq(mxr_ndarray_copy_to(a, small), MXR_EINVAL);
+  ck_assert_msg(strstr(mxr_last_error(), "30 elements"), "%s", mxr_last_error());
+  ck_assert_int_eq(mxr_ndarray_copy_to(NULL, a), MXR_EINVAL);
+  ck_assert_int_eq(mxr_ndarray_copy_to(a, NULL), MXR_EINVAL);
+
+  /* To a GPU this engine cannot reach (no driver, or no such GPU): the push
+   * fails with MXR_ENODEV and drops the references it took. */
+  mxr_ndarray *g;
+  ck_assert_int_eq(mxr_ndarray_create(eng, s2, 1, mxr_gpu(mxr_gpu_count()), MXR_FLOAT64, 1, &g),
+                   0);
+  ck_assert_int_eq(mxr_ndarray_copy_to(a, g), MXR_ENODEV);
+  mxr_ndarray_free(g);
+  mxr_ndarray_free(a);
+  mxr_ndarray_free(b);
+  mxr_ndarray_free(c);
+  mxr_ndarray_free(f32);
+  mxr_ndarray_free(small);
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+  ck_assert_uint_eq(mxr_storage_cpu_bytes_in_use(), b0);
   free_engine(eng);
 }
 END_TEST
@@ -640,18 +700,19 @@ START_TEST(nd_free_with_error) {
 END_TEST
 
 START_TEST(nd_gpu_context) {
-  /* No GPU storage yet: an eager GPU array fails with MXR_ENODEV and a
+  /* On a GPU this machine lacks, an eager array fails with MXR_ENODEV and a
    * delayed one fails at first access, both without leaking. */
+  int dev = mxr_gpu_count();
   mxr_engine *eng = make_engine(_i);
   size_t b0 = mxr_storage_cpu_bytes_in_use();
   const int64_t shape[] = {8};
   mxr_ndarray *a = (mxr_ndarray *)&a;
-  ck_assert_int_eq(mxr_ndarray_create(eng, shape, 1, mxr_gpu(0), MXR_FLOAT32, 0, &a),
+  ck_assert_int_eq(mxr_ndarray_create(eng, shape, 1, mxr_gpu(dev), MXR_FLOAT32, 0, &a),
                    MXR_ENODEV);
   ck_assert_ptr_null(a);
   ck_assert_msg(strstr(mxr_last_error(), "GPU storage"), "%s", mxr_last_error());
-  ck_assert_int_eq(mxr_ndarray_create(eng, shape, 1, mxr_gpu(0), MXR_FLOAT32, 1, &a), 0);
-  ck_assert(mxr_context_equal(mxr_ndarray_context(a), mxr_gpu(0)));
+  ck_assert_int_eq(mxr_ndarray_create(eng, shape, 1, mxr_gpu(dev), MXR_FLOAT32, 1, &a), 0);
+  ck_assert(mxr_context_equal(mxr_ndarray_context(a), mxr_gpu(dev)));
   ck_assert_int_eq(mxr_ndarray_ensure_alloc(a), MXR_ENODEV);
   ck_assert_ptr_null(mxr_ndarray_data(a));
   float v[8] = {0};
@@ -681,6 +742,7 @@ static Suite *storage_suite(void) {
   tcase_add_loop_test(tc, nd_scalar_and_empty, 0, NUM_ENGINE_TYPES);
   tcase_add_loop_test(tc, nd_bad_args, 0, NUM_ENGINE_TYPES);
   tcase_add_loop_test(tc, nd_round_trip, 0, NUM_ENGINE_TYPES);
+  tcase_add_loop_test(tc, nd_copy_to, 0, NUM_ENGINE_TYPES);
   tcase_add_loop_test(tc, nd_delay_alloc, 0, NUM_ENGINE_TYPES);
   tcase_add_loop_test(tc, nd_pushed_write_seen, 0, NUM_ENGINE_TYPES);
   tcase_add_loop_test(tc, nd_free_while_op_writes, 0, NUM_ENGINE_TYPES);

@@ -19,6 +19,9 @@ enum mxr_dev_type {
   MXR_DEV_CPU_SHARED = 5,
 };
 
+/* Device ids of each type run from 0 to MXR_MAX_DEVICES - 1. */
+#define MXR_MAX_DEVICES 64
+
 /* Where an op runs or an array lives.  A plain value: copy it freely. */
 struct mxr_context {
   int dev_type; /* enum mxr_dev_type */

@@ -116,6 +116,10 @@ int MXLibInfoFeatures(const struct LibFeature **libFeature, size_t *size);
 /* Number of GPUs the library can use (0 without CUDA or without a device). */
 int MXGetGPUCount(int *out);
 
+/* Give the cached blocks of a device's memory pool back to the device
+ * (a no-op for host contexts).  Fails for a GPU that does not exist. */
+int MXStorageEmptyCache(int dev_type, int dev_id);
+
 /* Seed the random number generators of random ops. */
 int MXRandomSeed(int seed);
 

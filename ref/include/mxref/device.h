@@ -37,6 +37,13 @@ struct mxr_gpu_info {
 /* Describe GPU `id`.  MXR_ENODEV if id is not a usable GPU. */
 int mxr_gpu_get_info(int id, struct mxr_gpu_info *out);
 
+/* The engine driver for this build's GPUs (mxref/engine.h): per worker a
+ * CUDA stream (two with MXNET_GPU_WORKER_NSTREAMS=2), and one wait for the
+ * streams at the end of each op.  NULL in a build without CUDA.  Static
+ * storage; mxr_engine_opts_from_config() puts it in the options. */
+struct mxr_device_driver;
+const struct mxr_device_driver *mxr_gpu_driver(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -82,6 +82,7 @@ struct mxr_run_ctx {
   void *stream;           /* the worker's device stream (GPU workers), else NULL */
   void *aux_stream;       /* the worker's second stream, if it has one, else NULL */
   int worker;             /* index of the worker thread in its pool; -1 inline */
+  void *driver_data;      /* the GPU driver's per-worker state, else NULL */
 };
 
 /* A sync op: returns 0, or a negative status after mxr_set_error(). */
@@ -168,7 +169,8 @@ struct mxr_engine_opts {
   const struct mxr_device_driver *gpu_driver; /* NULL: GPU contexts are rejected */
 };
 
-/* Options as the process configuration (MXNET_* variables) sets them. */
+/* Options as the process configuration (MXNET_* variables) sets them, with
+ * the GPU driver of this build (mxr_gpu_driver(); NULL without CUDA). */
 int mxr_engine_opts_from_config(struct mxr_engine_opts *opts);
 
 /* Create an engine.  Returns 0 and sets *out, or an error (bad options,

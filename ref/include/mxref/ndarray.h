@@ -65,6 +65,13 @@ void *mxr_ndarray_data(mxr_ndarray *arr);
 int mxr_ndarray_sync_copy_from_cpu(mxr_ndarray *arr, const void *src, size_t count);
 int mxr_ndarray_sync_copy_to_cpu(mxr_ndarray *arr, void *dst, size_t count);
 
+/* Copy src's elements into dst (same element count and dtype; shapes may
+ * differ) through an engine op ordered after src's writes and dst's
+ * accesses; returns after the push.  A copy that touches a GPU runs on that
+ * GPU's copy workers (MXNet's CopyCPU2GPU, CopyGPU2CPU, CopyGPU2GPU); a host
+ * copy is a CopyCPU2CPU op.  Both arrays must use the same engine. */
+int mxr_ndarray_copy_to(mxr_ndarray *src, mxr_ndarray *dst);
+
 /* Wait until pending writes (to_read) or all pending accesses (to_write)
  * have finished; returns an error an op left on the array. */
 int mxr_ndarray_wait_to_read(mxr_ndarray *arr);

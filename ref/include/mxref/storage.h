@@ -3,13 +3,21 @@
  *
  * A storage handle is a plain value describing one allocation.  The caller
  * owns it from mxr_storage_alloc() until it passes it to mxr_storage_free().
- * CPU memory is aligned to MXR_STORAGE_ALIGN bytes.  GPU memory arrives with
- * the CUDA storage pools; until then a GPU context fails with MXR_ENODEV.
+ * CPU memory is aligned to MXR_STORAGE_ALIGN bytes.
+ *
+ * GPU memory comes from one pool per device, created at its first use with
+ * the policy MXNET_GPU_MEM_POOL_TYPE names (Naive, Round, Unpooled) and the
+ * reserve MXNET_GPU_MEM_POOL_RESERVE; freed blocks stay cached in the pool
+ * for reuse until mxr_storage_release_cache().  A build without CUDA, or a
+ * machine without the GPU asked for, fails GPU contexts with MXR_ENODEV and
+ * the reason.  cpu_pinned memory is page-locked (cudaHostAlloc) when the
+ * build has CUDA and the machine a GPU, and plain host memory otherwise.
  */
 #ifndef MXREF_STORAGE_H
 #define MXREF_STORAGE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mxref/base.h"
 
@@ -34,6 +42,26 @@ void mxr_storage_free(struct mxr_storage *s);
 /* Bytes currently allocated through this module on CPU contexts (for tests
  * and leak checks). */
 size_t mxr_storage_cpu_bytes_in_use(void);
+
+/* What a device's memory pool holds and has done. */
+struct mxr_storage_pool_stats {
+  size_t used_bytes;         /* in blocks handed out (sizes after rounding) */
+  size_t cached_bytes;       /* in freed blocks kept for reuse */
+  uint64_t source_allocs;    /* blocks taken from the device (cudaMalloc) */
+  uint64_t source_releases;  /* blocks given back (cudaFree) */
+  uint64_t reuses;           /* allocations served from the cache */
+  uint64_t reserve_flushes;  /* times keeping the reserve emptied the cache */
+  uint64_t release_failures; /* failed device frees (the last error names the call) */
+};
+
+/* Statistics of gpu(id)'s pool; all zero before its first allocation.
+ * MXR_ENODEV for a context without a pool (not a usable GPU). */
+int mxr_storage_pool_stats(struct mxr_context ctx, struct mxr_storage_pool_stats *out);
+
+/* Give the cached blocks of ctx's pool back to the device (MXNet's
+ * MXStorageEmptyCache).  A no-op for host contexts and for a GPU that has
+ * no pool yet; MXR_ENODEV for a GPU that does not exist. */
+int mxr_storage_release_cache(struct mxr_context ctx);
 
 #ifdef __cplusplus
 }

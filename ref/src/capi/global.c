@@ -10,6 +10,7 @@
 #include "common/threads.h"
 #include "mxref/device.h"
 #include "mxref/engine.h"
+#include "mxref/storage.h"
 
 const char *MXGetLastError(void) { return mxr_last_error(); }
 
@@ -98,6 +99,13 @@ int MXGetGPUCount(int *out) {
   if (!out) return capi_ret(mxr__capi_null("MXGetGPUCount", "out"));
   *out = mxr_gpu_count();
   return 0;
+}
+
+/* MXNet releases the pool's cached blocks of that device; host contexts
+ * have no pool, so they succeed doing nothing, as in MXNet. */
+int MXStorageEmptyCache(int dev_type, int dev_id) {
+  struct mxr_context ctx = {dev_type, dev_id};
+  return capi_ret(mxr_storage_release_cache(ctx));
 }
 
 /* Random ops draw from per-call seeds the native runtime derives itself;

@@ -82,3 +82,11 @@ int mxr_gpu_get_info(int id, struct mxr_gpu_info *out) {
   return mxr_set_error(MXR_ENODEV, "mxr_gpu_info: built without CUDA"); /* n is 0 */
 #endif
 }
+
+const struct mxr_device_driver *mxr_gpu_driver(void) {
+#ifdef MXR_HAVE_CUDA
+  return mxr__cuda_driver();
+#else
+  return NULL;
+#endif
+}

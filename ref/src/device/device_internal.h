@@ -25,6 +25,9 @@ int mxr__cuda_device_count(int *count, char *reason, size_t reason_len);
  * Returns 0 or MXR_ECUDA with the last error set. */
 int mxr__cuda_device_info(int id, struct mxr_gpu_info *out);
 
+/* The CUDA engine driver (cuda_driver.cu); static storage. */
+const struct mxr_device_driver *mxr__cuda_driver(void);
+
 #ifdef __cplusplus
 }
 #endif

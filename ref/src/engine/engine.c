@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine/engine_internal.h"
+#include "mxref/device.h"
 
 /* ---------------------------------------------------------------- errors */
 
@@ -92,6 +93,7 @@ int mxr_engine_opts_from_config(struct mxr_engine_opts *opts) {
   opts->gpu_copy_nthreads = c->gpu_copy_nthreads;
   opts->gpu_worker_nstreams = c->gpu_worker_nstreams;
   opts->pooled_nthreads = 16; /* MXNet's ThreadedEnginePooled uses 16 workers */
+  opts->gpu_driver = mxr_gpu_driver(); /* NULL without CUDA */
   return 0;
 }
 

@@ -145,7 +145,6 @@ int mxr__pool_start(struct mxr_engine *eng, enum mxr_pool_kind kind,
 void mxr__pool_stop(struct pool *p);
 
 /* Engine. */
-#define MXR_MAX_DEVICES 64
 
 struct mxr_engine {
   struct mxr_engine_opts opts;

@@ -11,6 +11,7 @@
 #include "executor/executor_internal.h"
 #include "mxref/config.h"
 #include "mxref/profiler.h"
+#include "storage/storage_internal.h"
 
 static int oom(void) { return mxr_set_error(MXR_ENOMEM, "executor: out of memory"); }
 
@@ -34,6 +35,20 @@ int mxr_exec_opts_from_config(struct mxr_exec_opts *o) {
 
 /* ------------------------------------------------------------- checks */
 
+static bool same_device(struct mxr_context a, struct mxr_context b) {
+  if (mxr_context_is_cpu(a) || mxr_context_is_cpu(b))
+    return mxr_context_is_cpu(a) && mxr_context_is_cpu(b);
+  return a.dev_id == b.dev_id;
+}
+
+static const char *device_name(struct mxr_context c) { return mxr_context_is_cpu(c) ? "cpu" : "gpu"; }
+
+static int wrong_device(const char *what, const char *name, struct mxr_context have,
+                        struct mxr_context want) {
+  return mxr_set_error(MXR_EINVAL, "bind: %s '%s' is on %s(%d), but the executor runs on %s(%d)",
+                       what, name, device_name(have), have.dev_id, device_name(want), want.dev_id);
+}
+
 static int check_bind_args(const mxr_symbol *sym, struct mxr_context ctx, int num_args,
                            mxr_ndarray *const *args, mxr_ndarray *const *grads,
                            const int *grad_req, int num_aux, mxr_ndarray *const *aux) {
@@ -42,8 +57,6 @@ static int check_bind_args(const mxr_symbol *sym, struct mxr_context ctx, int nu
   int rc = mxr_symbol_list_arguments(sym, &n_args, &arg_names);
   if (!rc) rc = mxr_symbol_list_auxiliary_states(sym, &n_aux, &aux_names);
   if (rc) return rc;
-  if (!mxr_context_is_cpu(ctx))
-    return mxr_set_error(MXR_ENODEV, "bind: GPU execution is not available in this build yet");
   if (num_args != n_args)
     return mxr_set_error(MXR_EINVAL, "bind: the symbol has %d arguments, %d arrays were given", n_args, num_args);
   if (num_aux != n_aux)
@@ -62,6 +75,18 @@ static int check_bind_args(const mxr_symbol *sym, struct mxr_context ctx, int nu
   for (int a = 0; a < num_aux; a++)
     if (!aux || !aux[a] || mxr_ndarray_is_none(aux[a]))
       return mxr_set_error(MXR_EINVAL, "bind: no array for aux state '%s'", aux_names[a]);
+  /* Kernels read and write bound arrays directly, so they must live where
+   * the executor runs (host contexts are interchangeable). */
+  for (int a = 0; a < num_args + num_aux; a++) {
+    bool is_aux = a >= num_args;
+    mxr_ndarray *arr = is_aux ? aux[a - num_args] : args[a];
+    mxr_ndarray *grad = !is_aux && grads && grad_req && grad_req[a] != MXR_GRAD_NULL ? grads[a] : NULL;
+    const char *name = is_aux ? aux_names[a - num_args] : arg_names[a];
+    if (!same_device(mxr_ndarray_context(arr), ctx))
+      return wrong_device(is_aux ? "aux state" : "argument", name, mxr_ndarray_context(arr), ctx);
+    if (grad && !same_device(mxr_ndarray_context(grad), ctx))
+      return wrong_device("gradient of", name, mxr_ndarray_context(grad), ctx);
+  }
   return 0;
 }
 
@@ -336,8 +361,10 @@ static int plan_node(struct mxr_executor *e, int i, const int *grad_req, struct 
   n->nin = mxr__node_num_inputs(gn);
   n->naux = mxr__node_num_aux(gn);
   n->nout = mxr__node_num_outputs(gn);
-  if (!n->op->forward_cpu)
-    return mxr_set_error(MXR_ENOTFOUND, "bind: operator %s (node %s) has no CPU kernel", n->op->name, gn->name);
+  char who[160];
+  snprintf(who, sizeof who, "bind (node %s)", gn->name);
+  int rc = mxr__op_check_kernel(n->op, e->ctx, who);
+  if (rc) return rc;
   n->in = *pool;
   n->out = n->in + n->nin;
   n->aux = n->out + n->nout;
@@ -363,6 +390,9 @@ static int plan_node(struct mxr_executor *e, int i, const int *grad_req, struct 
   }
   if (n->op->workspace_bytes) {
     n->workspace_size = n->op->workspace_bytes(n->params, in_shapes, n->nin < 64 ? n->nin : 64);
+    if (n->workspace_size && !mxr_context_is_cpu(e->ctx))
+      return mxr_set_error(MXR_ENODEV, "bind: operator %s (node %s) needs a workspace, and GPU "
+                           "workspaces are not supported yet", n->op->name, gn->name);
     if (n->workspace_size && !(n->workspace = malloc(n->workspace_size))) return oom();
   }
   return plan_vars(n, e);
@@ -531,16 +561,22 @@ struct copy_param {
   void *dst;
   const void *src;
   size_t bytes;
+  struct mxr_context dst_ctx, src_ctx;
 };
 
 static int copy_fn(const struct mxr_run_ctx *rctx, void *param) {
-  (void)rctx;
   struct copy_param *c = param;
-  memcpy(c->dst, c->src, c->bytes);
-  return 0;
+  return mxr__storage_copy(c->dst, c->dst_ctx, c->src, c->src_ctx, c->bytes, rctx->stream);
 }
 
-/* Copy a head gradient into the executor's array, as an engine op. */
+/* MXNet's names for the copy ops, by direction. */
+static const char *copy_name(struct mxr_context from, struct mxr_context to) {
+  bool from_gpu = !mxr_context_is_cpu(from), to_gpu = !mxr_context_is_cpu(to);
+  return from_gpu ? (to_gpu ? "CopyGPU2GPU" : "CopyGPU2CPU") : (to_gpu ? "CopyCPU2GPU" : "CopyCPU2CPU");
+}
+
+/* Copy a head gradient into the executor's array, as an engine op on the
+ * executor's context (so on a GPU executor, by its compute workers). */
 static int push_head_grad_copy(struct mxr_executor *e, int h, mxr_ndarray *src) {
   mxr_ndarray *dst = e->head_grads[h];
   if (mxr_ndarray_size(src) != mxr_ndarray_size(dst) || mxr_ndarray_dtype(src) != mxr_ndarray_dtype(dst) ||
@@ -551,6 +587,8 @@ static int push_head_grad_copy(struct mxr_executor *e, int h, mxr_ndarray *src) 
   c->dst = mxr_ndarray_data(dst);
   c->src = mxr_ndarray_data(src);
   c->bytes = (size_t)mxr_ndarray_size(src) * mxr_dtype_size(mxr_ndarray_dtype(src));
+  c->dst_ctx = mxr_ndarray_context(dst);
+  c->src_ctx = mxr_ndarray_context(src);
   if (!c->src || !c->dst) {
     free(c);
     return mxr_ndarray_size(src) == 0 ? 0 : mxr_set_error(MXR_EINVAL, "backward: head gradient %d has no memory", h);
@@ -562,7 +600,8 @@ static int push_head_grad_copy(struct mxr_executor *e, int h, mxr_ndarray *src) 
   }
   struct mxr_push req = {.sync_fn = copy_fn, .param = c, .param_free = free, .ctx = e->ctx,
                          .const_vars = &r, .num_const = 1, .mutable_vars = &w, .num_mutable = 1,
-                         .name = "CopyCPU2CPU", .profile = MXR_PROFILE_SYMBOLIC, .no_bulk = true};
+                         .name = copy_name(c->src_ctx, c->dst_ctx), .profile = MXR_PROFILE_SYMBOLIC,
+                         .no_bulk = true};
   return mxr_engine_push(e->eng, &req);
 }
 

@@ -156,8 +156,9 @@ static int run_node(struct exec_node *n, const struct mxr_run_ctx *rctx, bool is
   uint64_t seed = mix_seed(n->seed ^ mxr__random_seed_base(), n->runs++);
   struct mxr_op_ctx ctx = {.run = rctx, .is_train = is_train, .seed = seed,
                            .workspace = n->workspace, .workspace_size = n->workspace_size};
-  int rc = n->op->forward_cpu(&ctx, n->params, n->in, n->nin, n->req, n->out, n->nout, n->aux,
-                              n->naux);
+  /* bind checked that the kernel for the executor's context exists. */
+  int rc = mxr__op_kernel(n->op, rctx->ctx)(&ctx, n->params, n->in, n->nin, n->req, n->out,
+                                             n->nout, n->aux, n->naux);
   if (rc) {
     char msg[MXR_ERROR_MAX];
     snprintf(msg, sizeof msg, "%s", mxr_last_error());

@@ -50,8 +50,9 @@ static int run_call(const struct mxr_run_ctx *rctx, void *param) {
   struct mxr_op_ctx ctx = {.run = rctx, .is_train = c->is_train, .seed = c->seed,
                            .workspace = c->workspace, .workspace_size = c->workspace_size};
   struct mxr_tensor *in = c->tensors, *out = in + c->nin, *aux = out + c->nout;
-  return c->op->forward_cpu(&ctx, mxr__op_params_struct(c->params), in, c->nin, c->req, out,
-                            c->nout, aux, c->naux);
+  /* The push checked that the kernel for this context exists. */
+  return mxr__op_kernel(c->op, rctx->ctx)(&ctx, mxr__op_params_struct(c->params), in, c->nin,
+                                          c->req, out, c->nout, aux, c->naux);
 }
 
 static int fill_call(struct invoke_call *c, int nin, mxr_ndarray *const *in, int nout,
@@ -102,9 +103,11 @@ int mxr__imperative_push(const mxr_op *op, mxr_op_params *params, int nin, mxr_n
                          int nout, mxr_ndarray *const *out, const int *req, int naux,
                          mxr_ndarray *const *aux, bool is_train) {
   if (nin + nout + naux > MAX_ARRAYS) return mxr_set_error(MXR_EINVAL, "%s: too many arrays", op->name);
-  if (!op->forward_cpu) return mxr_set_error(MXR_ENOTFOUND, "%s has no CPU kernel", op->name);
+  struct mxr_context ctx = mxr_ndarray_context(nout ? out[0] : in[0]);
+  int rc = mxr__op_check_kernel(op, ctx, op->name);
+  if (rc) return rc;
   mxr_engine *eng;
-  int rc = mxr_engine_default(&eng);
+  rc = mxr_engine_default(&eng);
   if (rc) return rc;
   struct invoke_call *c = calloc(1, sizeof *c);
   if (!c) return oom();
@@ -120,7 +123,10 @@ int mxr__imperative_push(const mxr_op *op, mxr_op_params *params, int nin, mxr_n
     struct mxr_shape shapes[MAX_ARRAYS];
     for (int i = 0; i < nin; i++) shapes[i] = c->tensors[i].shape;
     c->workspace_size = op->workspace_bytes(mxr__op_params_struct(params), shapes, nin);
-    if (c->workspace_size && !(c->workspace = malloc(c->workspace_size))) rc = oom();
+    if (c->workspace_size && !mxr_context_is_cpu(ctx))
+      rc = mxr_set_error(MXR_ENODEV, "%s: GPU workspaces are not supported yet", op->name);
+    else if (c->workspace_size && !(c->workspace = malloc(c->workspace_size)))
+      rc = oom();
   }
   if (rc) {
     free_call(c);
@@ -130,7 +136,7 @@ int mxr__imperative_push(const mxr_op *op, mxr_op_params *params, int nin, mxr_n
   int nr, nw;
   call_vars(c, reads, &nr, writes, &nw);
   struct mxr_push p = {.sync_fn = run_call, .param = c, .param_free = free_call,
-                       .ctx = mxr_ndarray_context(nout ? out[0] : in[0]), .const_vars = reads,
+                       .ctx = ctx, .const_vars = reads,
                        .num_const = nr, .mutable_vars = writes, .num_mutable = nw,
                        .name = op->name, .profile = MXR_PROFILE_IMPERATIVE};
   return mxr_engine_push(eng, &p);

@@ -27,6 +27,7 @@
 #include "mxref/ndarray.h"
 #include "mxref/storage.h"
 #include "ndarray/ndarray_internal.h"
+#include "storage/storage_internal.h"
 
 struct mxr_ndarray {
   atomic_long refs;
@@ -343,9 +344,6 @@ static int check_copy(const char *fn, mxr_ndarray *arr, const void *host, size_t
                          count, arr->size);
   if (host == NULL && count > 0)
     return mxr_set_error(MXR_EINVAL, "%s: host pointer is NULL for %zu elements", fn, count);
-  if (!mxr_context_is_cpu(arr->ctx))
-    return mxr_set_error(MXR_ENODEV, "%s: copies to and from gpu(%d) arrays are not available "
-                         "in this build yet", fn, arr->ctx.dev_id);
   return 0;
 }
 
@@ -354,7 +352,9 @@ int mxr_ndarray_sync_copy_from_cpu(mxr_ndarray *arr, const void *src, size_t cou
   int rc = check_copy(fn, arr, src, count);
   if (rc == 0) rc = mxr_ndarray_wait_to_write(arr);
   if (rc == 0) rc = mxr_ndarray_ensure_alloc(arr);
-  if (rc == 0 && arr->nbytes > 0) memcpy(arr->mem->dptr, src, arr->nbytes);
+  /* After the wait no op uses the array, so a synchronous copy (on no
+   * stream) is ordered after all of them. */
+  if (rc == 0) rc = mxr__storage_copy(arr->mem->dptr, arr->ctx, src, mxr_cpu(0), arr->nbytes, NULL);
   return rc;
 }
 
@@ -365,6 +365,82 @@ int mxr_ndarray_sync_copy_to_cpu(mxr_ndarray *arr, void *dst, size_t count) {
   /* A delayed array nobody wrote reads as whatever the fresh memory holds,
    * as in MXNet; allocating here keeps the pointer valid. */
   if (rc == 0) rc = mxr_ndarray_ensure_alloc(arr);
-  if (rc == 0 && arr->nbytes > 0) memcpy(dst, arr->mem->dptr, arr->nbytes);
+  if (rc == 0) rc = mxr__storage_copy(dst, mxr_cpu(0), arr->mem->dptr, arr->ctx, arr->nbytes, NULL);
   return rc;
+}
+
+/* ---------------------------------------------------------------------------
+ * Copies between arrays. */
+
+struct copy_param {
+  mxr_ndarray *src, *dst; /* references held by the op */
+};
+
+static int copy_op(const struct mxr_run_ctx *rctx, void *param) {
+  struct copy_param *p = param;
+  int rc = mxr_ndarray_ensure_alloc(p->src);
+  if (rc == 0) rc = mxr_ndarray_ensure_alloc(p->dst);
+  if (rc == 0)
+    rc = mxr__storage_copy(p->dst->mem->dptr, p->dst->ctx, p->src->mem->dptr, p->src->ctx,
+                           p->src->nbytes, rctx ? rctx->stream : NULL);
+  return rc;
+}
+
+static void copy_param_free(void *param) {
+  struct copy_param *p = param;
+  mxr_ndarray_free(p->src);
+  mxr_ndarray_free(p->dst);
+  free(p);
+}
+
+/* Where a copy runs and under which property, as MXNet places them: a copy
+ * that touches a GPU runs on that GPU's copy workers (the destination's
+ * when both are GPUs), a host copy is an ordinary op. */
+static void place_copy(struct mxr_context from, struct mxr_context to, struct mxr_context *ctx,
+                       int *prop, const char **name) {
+  bool from_gpu = !mxr_context_is_cpu(from), to_gpu = !mxr_context_is_cpu(to);
+  if (!from_gpu && !to_gpu) {
+    *ctx = from, *prop = MXR_PROP_NORMAL, *name = "CopyCPU2CPU";
+  } else if (!from_gpu) {
+    *ctx = to, *prop = MXR_PROP_COPY_TO_GPU, *name = "CopyCPU2GPU";
+  } else if (!to_gpu) {
+    *ctx = from, *prop = MXR_PROP_COPY_FROM_GPU, *name = "CopyGPU2CPU";
+  } else {
+    *ctx = to, *prop = MXR_PROP_COPY_TO_GPU, *name = "CopyGPU2GPU";
+  }
+}
+
+int mxr_ndarray_copy_to(mxr_ndarray *src, mxr_ndarray *dst) {
+  static const char fn[] = "mxr_ndarray_copy_to";
+  if (src == NULL || dst == NULL)
+    return mxr_set_error(MXR_EINVAL, "%s: %s array is NULL", fn, src ? "destination" : "source");
+  if (src->ndim < 0 || dst->ndim < 0)
+    return mxr_set_error(MXR_EINVAL, "%s: the %s array is none (it has no shape yet)", fn,
+                         src->ndim < 0 ? "source" : "destination");
+  if (src->size != dst->size || src->dtype != dst->dtype)
+    return mxr_set_error(MXR_EINVAL, "%s: the source holds %" PRId64 " elements of dtype %d, the "
+                         "destination %" PRId64 " of dtype %d", fn, src->size, src->dtype,
+                         dst->size, dst->dtype);
+  if (src == dst) return 0;
+  if (src->eng != dst->eng)
+    return mxr_set_error(MXR_EINVAL, "%s: the arrays belong to different engines", fn);
+  struct copy_param *p = malloc(sizeof *p);
+  if (p == NULL) return mxr_set_error(MXR_ENOMEM, "%s: out of memory", fn);
+  p->src = mxr_ndarray_retain(src);
+  p->dst = mxr_ndarray_retain(dst);
+  struct mxr_push req = {0};
+  const char *name;
+  place_copy(src->ctx, dst->ctx, &req.ctx, &req.prop, &name);
+  mxr_var *reads[1] = {src->var}, *writes[1] = {dst->var};
+  req.sync_fn = copy_op;
+  req.param = p;
+  req.param_free = copy_param_free;
+  req.const_vars = reads;
+  req.num_const = 1;
+  req.mutable_vars = writes;
+  req.num_mutable = 1;
+  req.name = name;
+  req.profile = MXR_PROFILE_IMPERATIVE;
+  req.no_bulk = true; /* MXNet pushes copies as their own ops */
+  return mxr_engine_push(src->eng, &req); /* frees p through param_free, also on failure */
 }

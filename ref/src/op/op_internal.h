@@ -17,7 +17,8 @@
  *    shapes; the graph layer prefixes the node name.
  *  - Type inference: NULL means every input, output and aux state has one
  *    dtype (the first known one).
- *  - Forward: `forward_cpu` computes outputs from inputs, honouring req[i]
+ *  - Forward: `forward_cpu` (and `forward_gpu`, on device memory, queued
+ *    on the run context's stream) computes outputs from inputs, honouring req[i]
  *    per output (MXR_REQ_NULL: leave it; WRITE or INPLACE: overwrite; ADD:
  *    accumulate).  It never allocates: scratch memory is requested through
  *    `workspace_bytes` and handed in as ctx->workspace.  It returns 0 or a
@@ -182,7 +183,8 @@ struct mxr_op {
   unsigned dtypes; /* bit (1u << dtype) per supported dtype; 0: float32 only */
 
   mxr_fcompute forward_cpu;
-  mxr_fcompute forward_gpu; /* NULL until the CUDA kernels exist */
+  mxr_fcompute forward_gpu; /* MXR_GPU_FORWARD(fn) (op/gpu/launch.h); NULL:
+                               the op has no GPU kernel (or no CUDA build) */
   size_t (*workspace_bytes)(const void *params, const struct mxr_shape *in, int nin);
 
   const char *backward; /* backward op's name, or NULL: no gradient */
@@ -232,6 +234,14 @@ int mxr__op_forward_cpu(const mxr_op *op, const mxr_op_params *p,
                         const struct mxr_op_ctx *ctx, const struct mxr_tensor *in, int nin,
                         const int *req, struct mxr_tensor *out, int nout,
                         struct mxr_tensor *aux, int naux);
+
+/* The forward that runs the op on `ctx`: forward_gpu on a GPU, else
+ * forward_cpu (either may be NULL). */
+mxr_fcompute mxr__op_kernel(const mxr_op *op, struct mxr_context ctx);
+
+/* 0 when the op has a kernel for `ctx`, else MXR_ENOTFOUND "<who>: operator
+ * X has no GPU kernel" (or CPU). */
+int mxr__op_check_kernel(const mxr_op *op, struct mxr_context ctx, const char *who);
 
 /* BLAS threads for `concurrent_ops` engine workers on `cores` cores (the
  * policy applied at load, blas.c). */

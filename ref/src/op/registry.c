@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/threads.h"
+#include "mxref/device.h"
 #include "op/op_internal.h"
 
 static const struct mxr_op *const *const groups[] = {
@@ -203,4 +204,16 @@ int mxr__op_forward_cpu(const mxr_op *op, const mxr_op_params *p, const struct m
       return mxr_set_error(MXR_EINVAL, "%s: dtype %s is not supported", op->name,
                            mxr_dtype_name(in[i].dtype) ? mxr_dtype_name(in[i].dtype) : "?");
   return op->forward_cpu(ctx, params_of(p), in, nin, req, out, nout, aux, naux);
+}
+
+mxr_fcompute mxr__op_kernel(const mxr_op *op, struct mxr_context ctx) {
+  return mxr_context_is_cpu(ctx) ? op->forward_cpu : op->forward_gpu;
+}
+
+int mxr__op_check_kernel(const mxr_op *op, struct mxr_context ctx, const char *who) {
+  if (mxr__op_kernel(op, ctx)) return 0;
+  bool gpu = !mxr_context_is_cpu(ctx);
+  return mxr_set_error(MXR_ENOTFOUND, "%s: operator %s has no %s kernel%s", who, op->name,
+                       gpu ? "GPU" : "CPU",
+                       gpu && !mxr_built_with_cuda() ? " (built without CUDA)" : "");
 }

@@ -3,9 +3,18 @@
  * reverse is the op of the bulking seed workload; its kernels are the
  * shortest possible so that per-op engine and executor costs dominate.
  */
+#include "config.h"
+
 #include <string.h>
 
+#include "op/gpu/launch.h"
 #include "op/op_internal.h"
+
+/* The stream a GPU forward queues on: its worker's, or NULL (the default
+ * stream, waited for by the launcher) in a direct call. */
+#ifdef MXR_HAVE_CUDA
+static void *stream_of(const struct mxr_op_ctx *ctx) { return ctx->run ? ctx->run->stream : NULL; }
+#endif
 
 /* ------------------------------------------------------------- reverse */
 
@@ -113,6 +122,25 @@ static int reverse_forward(const struct mxr_op_ctx *ctx, const void *params,
   return 0;
 }
 
+#ifdef MXR_HAVE_CUDA
+static int reverse_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                               const struct mxr_tensor *in, int nin, const int *req,
+                               struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  (void)nin;
+  (void)nout;
+  (void)aux;
+  (void)naux;
+  if (req[0] == MXR_REQ_NULL) return 0;
+  if (in[0].data == out[0].data)
+    return mxr_set_error(MXR_EINVAL, "reverse: cannot run in place");
+  bool flip[MXR_MAX_NDIM];
+  int st = resolve_axes(&((const struct reverse_params *)params)->axis, in[0].shape.ndim, flip);
+  if (st) return st;
+  return mxr__gpu_reverse(stream_of(ctx), in[0].data, out[0].data, in[0].dtype, in[0].shape.ndim,
+                          in[0].shape.dim, flip, req[0]);
+}
+#endif
+
 #define ALL_DTYPES                                                                       \
   ((1u << MXR_FLOAT32) | (1u << MXR_FLOAT64) | (1u << MXR_FLOAT16) | (1u << MXR_UINT8) | \
    (1u << MXR_INT32) | (1u << MXR_INT8) | (1u << MXR_INT64) | (1u << MXR_BOOL))
@@ -129,6 +157,7 @@ static const struct mxr_op op_reverse = {
     .infer_shape = reverse_shape,
     .dtypes = ALL_DTYPES,
     .forward_cpu = reverse_forward,
+    .forward_gpu = MXR_GPU_FORWARD(reverse_forward_gpu),
     .backward = "_backward_reverse",
 };
 
@@ -145,6 +174,7 @@ static const struct mxr_op op_backward_reverse = {
     .infer_shape = reverse_shape,
     .dtypes = ALL_DTYPES,
     .forward_cpu = reverse_forward,
+    .forward_gpu = MXR_GPU_FORWARD(reverse_forward_gpu),
 };
 
 /* ---------------------------------------------------------------- _copy */
@@ -178,6 +208,20 @@ static int copy_forward(const struct mxr_op_ctx *ctx, const void *params,
   return 0;
 }
 
+#ifdef MXR_HAVE_CUDA
+static int copy_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                            const struct mxr_tensor *in, int nin, const int *req,
+                            struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  (void)params;
+  (void)nin;
+  (void)nout;
+  (void)aux;
+  (void)naux;
+  return mxr__gpu_copy(stream_of(ctx), in[0].data, out[0].data, in[0].dtype,
+                       mxr_tensor_size(&in[0]), req[0]);
+}
+#endif
+
 static const struct mxr_op op_copy = {
     .name = "_copy",
     .aliases = {"identity", NULL},
@@ -186,6 +230,7 @@ static const struct mxr_op op_copy = {
     .input_names = data_input,
     .dtypes = ALL_DTYPES,
     .forward_cpu = copy_forward,
+    .forward_gpu = MXR_GPU_FORWARD(copy_forward_gpu),
     .backward = "_backward_copy",
     .inplace = {{0, 0}},
     .num_inplace = 1,
@@ -219,6 +264,7 @@ static const struct mxr_op op_backward_copy = {
     .infer_shape = same_size_shape,
     .dtypes = ALL_DTYPES,
     .forward_cpu = copy_forward,
+    .forward_gpu = MXR_GPU_FORWARD(copy_forward_gpu),
     .inplace = {{0, 0}},
     .num_inplace = 1,
 };
@@ -322,6 +368,34 @@ static int ones_forward(const struct mxr_op_ctx *ctx, const void *params,
   return fill_value(&out[0], req[0], 1.0);
 }
 
+#ifdef MXR_HAVE_CUDA
+static int zeros_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                             const struct mxr_tensor *in, int nin, const int *req,
+                             struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  (void)params;
+  (void)in;
+  (void)nin;
+  (void)nout;
+  (void)aux;
+  (void)naux;
+  return mxr__gpu_fill(stream_of(ctx), out[0].data, out[0].dtype, mxr_tensor_size(&out[0]), req[0],
+                       0.0);
+}
+
+static int ones_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                            const struct mxr_tensor *in, int nin, const int *req,
+                            struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  (void)params;
+  (void)in;
+  (void)nin;
+  (void)nout;
+  (void)aux;
+  (void)naux;
+  return mxr__gpu_fill(stream_of(ctx), out[0].data, out[0].dtype, mxr_tensor_size(&out[0]), req[0],
+                       1.0);
+}
+#endif
+
 #define INIT_DTYPES ((1u << MXR_FLOAT32) | (1u << MXR_FLOAT64) | (1u << MXR_INT32) | (1u << MXR_INT64))
 
 static const struct mxr_op op_zeros = {
@@ -337,6 +411,7 @@ static const struct mxr_op op_zeros = {
     .infer_type = init_type,
     .dtypes = INIT_DTYPES,
     .forward_cpu = zeros_forward,
+    .forward_gpu = MXR_GPU_FORWARD(zeros_forward_gpu),
 };
 
 static const struct mxr_op op_ones = {
@@ -352,6 +427,7 @@ static const struct mxr_op op_ones = {
     .infer_type = init_type,
     .dtypes = INIT_DTYPES,
     .forward_cpu = ones_forward,
+    .forward_gpu = MXR_GPU_FORWARD(ones_forward_gpu),
 };
 
 /* ---------------------------------------------------- add_n, zeros_like */
@@ -402,6 +478,24 @@ static int add_n_forward(const struct mxr_op_ctx *ctx, const void *params,
   return 0;
 }
 
+#ifdef MXR_HAVE_CUDA
+static int add_n_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                             const struct mxr_tensor *in, int nin, const int *req,
+                             struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  (void)params;
+  (void)nout;
+  (void)aux;
+  (void)naux;
+  /* The executor and the imperative layer cap an op's arrays well below
+   * this; a larger count is a caller's bug, reported rather than overrun. */
+  const void *ptrs[256];
+  if (nin > 256) return mxr_set_error(MXR_EINVAL, "add_n (GPU): %d inputs; at most 256", nin);
+  for (int i = 0; i < nin; i++) ptrs[i] = in[i].data;
+  return mxr__gpu_add_n(stream_of(ctx), ptrs, nin, out[0].data, out[0].dtype,
+                        mxr_tensor_size(&out[0]), req[0]);
+}
+#endif
+
 static const struct mxr_op op_add_n = {
     .name = "add_n",
     .aliases = {"ElementWiseSum", NULL},
@@ -413,6 +507,7 @@ static const struct mxr_op op_add_n = {
     .nout = 1,
     .dtypes = (1u << MXR_FLOAT32) | (1u << MXR_FLOAT64),
     .forward_cpu = add_n_forward,
+    .forward_gpu = MXR_GPU_FORWARD(add_n_forward_gpu),
     .grad_passthrough = true,
     .inplace = {{0, 0}},
     .num_inplace = 1,
@@ -426,6 +521,7 @@ static const struct mxr_op op_zeros_like = {
     .input_names = data_input,
     .dtypes = INIT_DTYPES,
     .forward_cpu = zeros_forward,
+    .forward_gpu = MXR_GPU_FORWARD(zeros_forward_gpu),
 };
 
 static const struct mxr_op op_ones_like = {
@@ -436,6 +532,7 @@ static const struct mxr_op op_ones_like = {
     .input_names = data_input,
     .dtypes = INIT_DTYPES,
     .forward_cpu = ones_forward,
+    .forward_gpu = MXR_GPU_FORWARD(ones_forward_gpu),
 };
 
 /* _identity_with_attr_like_rhs: lhs, unchanged; rhs only lends its shape.
@@ -463,7 +560,8 @@ static const struct mxr_op op_identity_like = {
     .input_names = identity_like_inputs,
     .infer_shape = identity_like_shape,
     .dtypes = ALL_DTYPES,
-    .forward_cpu = copy_forward, /* copies in[0] */
+    .forward_cpu = copy_forward,
+    .forward_gpu = MXR_GPU_FORWARD(copy_forward_gpu), /* copies in[0] */
     .inplace = {{0, 0}},
     .num_inplace = 1,
 };

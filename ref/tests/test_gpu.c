@@ -1,0 +1,339 @@
+/*
+ * GPU storage, the CUDA engine driver and copies between host and device.
+ * Needs a GPU: without one (or in a build without CUDA) the whole file is a
+ * TAP skip (exit 77) that says why.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_tap.h"
+#include "mxref/executor.h"
+#include "mxref/imperative.h"
+#include "mxref/mxref.h"
+#include "mxref/symbol.h"
+
+/* Engine options with the CUDA driver, for each engine type. */
+static mxr_engine *gpu_engine(int type, int nstreams) {
+  struct mxr_engine_opts o;
+  ck_assert_int_eq(mxr_engine_opts_from_config(&o), 0);
+  ck_assert_ptr_nonnull(o.gpu_driver);
+  o.type = type;
+  o.gpu_worker_nstreams = nstreams;
+  mxr_engine *eng = NULL;
+  ck_assert_msg(mxr_engine_create(&o, &eng) == 0, "%s", mxr_last_error());
+  return eng;
+}
+
+static const int engine_types[] = {MXR_ENGINE_NAIVE, MXR_ENGINE_THREADED,
+                                   MXR_ENGINE_THREADED_PER_DEVICE};
+#define NUM_ENGINE_TYPES 3
+
+START_TEST(gpu_storage_pool_reuses) {
+  struct mxr_storage_pool_stats before, after;
+  ck_assert_int_eq(mxr_storage_release_cache(mxr_gpu(0)), 0);
+  ck_assert_int_eq(mxr_storage_pool_stats(mxr_gpu(0), &before), 0);
+  struct mxr_storage a, b;
+  ck_assert_msg(mxr_storage_alloc(mxr_gpu(0), 5000, &a) == 0, "%s", mxr_last_error());
+  ck_assert_ptr_nonnull(a.dptr);
+  ck_assert(mxr_context_equal(a.ctx, mxr_gpu(0)));
+  void *first = a.dptr;
+  mxr_storage_free(&a);
+  ck_assert_ptr_null(a.dptr);
+  /* The default pool (Naive) hands the same 8 KiB block to the next
+   * request of that rounded size. */
+  ck_assert_int_eq(mxr_storage_alloc(mxr_gpu(0), 6000, &b), 0);
+  ck_assert_int_eq(mxr_storage_pool_stats(mxr_gpu(0), &after), 0);
+  const struct mxr_config *cfg = mxr_config_get();
+  if (cfg->gpu_mem_pool_type != MXR_GPU_POOL_UNPOOLED) {
+    ck_assert_ptr_eq(b.dptr, first);
+    ck_assert_uint_eq(after.reuses, before.reuses + 1);
+  }
+  mxr_storage_free(&b);
+  ck_assert_int_eq(mxr_storage_release_cache(mxr_gpu(0)), 0);
+  ck_assert_int_eq(mxr_storage_pool_stats(mxr_gpu(0), &after), 0);
+  ck_assert_uint_eq(after.cached_bytes, 0);
+  ck_assert_uint_eq(after.used_bytes, before.used_bytes);
+  ck_assert_uint_eq(after.release_failures, 0);
+}
+END_TEST
+
+START_TEST(gpu_storage_too_large) {
+  struct mxr_gpu_info info;
+  ck_assert_int_eq(mxr_gpu_get_info(0, &info), 0);
+  struct mxr_storage s;
+  ck_assert_int_eq(mxr_storage_alloc(mxr_gpu(0), info.total_mem * 2, &s), MXR_ENOMEM);
+  ck_assert_ptr_null(s.dptr);
+  ck_assert_msg(strstr(mxr_last_error(), "gpu(0)") != NULL, "%s", mxr_last_error());
+}
+END_TEST
+
+START_TEST(gpu_pinned_host_memory) {
+  struct mxr_context pinned = {MXR_DEV_CPU_PINNED, 0};
+  struct mxr_storage s;
+  ck_assert_msg(mxr_storage_alloc(pinned, 1 << 20, &s) == 0, "%s", mxr_last_error());
+  memset(s.dptr, 0x5a, s.size); /* host-accessible */
+  mxr_storage_free(&s);
+}
+END_TEST
+
+/* Host -> gpu -> gpu -> host through copy ops, for each engine type. */
+START_TEST(gpu_copy_round_trip) {
+  mxr_engine *eng = gpu_engine(engine_types[_i], 1);
+  enum { N = 100003 };
+  float *in = malloc(N * sizeof *in), *out = malloc(N * sizeof *out);
+  for (int i = 0; i < N; i++) in[i] = (float)i * 0.5f - 7.0f;
+  const int64_t shape[] = {N};
+  mxr_ndarray *h0, *g0, *g1, *h1;
+  ck_assert_int_eq(mxr_ndarray_create(eng, shape, 1, mxr_cpu(0), MXR_FLOAT32, 0, &h0), 0);
+  ck_assert_int_eq(mxr_ndarray_create(eng, shape, 1, mxr_gpu(0), MXR_FLOAT32, 1, &g0), 0);
+  ck_assert_int_eq(mxr_ndarray_create(eng, shape, 1, mxr_gpu(0), MXR_FLOAT32, 1, &g1), 0);
+  ck_assert_int_eq(mxr_ndarray_create(eng, shape, 1, mxr_cpu(0), MXR_FLOAT32, 0, &h1), 0);
+  ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(h0, in, N), 0);
+  ck_assert_msg(mxr_ndarray_copy_to(h0, g0) == 0, "%s", mxr_last_error());
+  ck_assert_msg(mxr_ndarray_copy_to(g0, g1) == 0, "%s", mxr_last_error());
+  ck_assert_msg(mxr_ndarray_copy_to(g1, h1) == 0, "%s", mxr_last_error());
+  ck_assert_msg(mxr_ndarray_sync_copy_to_cpu(h1, out, N) == 0, "%s", mxr_last_error());
+  ck_assert_int_eq(memcmp(in, out, N * sizeof *in), 0);
+  /* And the direct host copies of a GPU array. */
+  memset(out, 0, N * sizeof *out);
+  ck_assert_int_eq(mxr_ndarray_sync_copy_to_cpu(g1, out, N), 0);
+  ck_assert_int_eq(memcmp(in, out, N * sizeof *in), 0);
+  ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(g1, in, N - 1), MXR_EINVAL); /* wrong count */
+  mxr_ndarray_free(h0);
+  mxr_ndarray_free(g0);
+  mxr_ndarray_free(g1);
+  mxr_ndarray_free(h1);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+  free(in);
+  free(out);
+}
+END_TEST
+
+/* Ops pushed for gpu(0) see their worker's streams. */
+struct stream_seen {
+  atomic_int ran, with_stream, with_aux;
+};
+
+static int record_streams(const struct mxr_run_ctx *rctx, void *param) {
+  struct stream_seen *s = param;
+  atomic_fetch_add(&s->ran, 1);
+  if (rctx->stream) atomic_fetch_add(&s->with_stream, 1);
+  if (rctx->aux_stream) atomic_fetch_add(&s->with_aux, 1);
+  return 0;
+}
+
+START_TEST(gpu_ops_get_streams) {
+  for (int nstreams = 1; nstreams <= 2; nstreams++) {
+    mxr_engine *eng = gpu_engine(engine_types[_i], nstreams);
+    struct stream_seen seen = {0};
+    mxr_var *v;
+    ck_assert_int_eq(mxr_engine_new_var(eng, &v), 0);
+    mxr_var *w[1] = {v};
+    for (int k = 0; k < 20; k++)
+      ck_assert_msg(mxr_engine_push_sync(eng, record_streams, &seen, NULL, mxr_gpu(0), NULL, 0, w,
+                                         1, "gpu_op") == 0,
+                    "%s", mxr_last_error());
+    ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+    ck_assert_int_eq(atomic_load(&seen.ran), 20);
+    ck_assert_int_eq(atomic_load(&seen.with_stream), 20);
+    ck_assert_int_eq(atomic_load(&seen.with_aux), nstreams == 2 ? 20 : 0);
+    ck_assert_int_eq(mxr_engine_delete_var(eng, v, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(mxr_engine_free(eng), 0);
+  }
+}
+END_TEST
+
+/* ------------------------------------------------------- op parity */
+
+/* One op call on random inputs, run on the CPU and on gpu(0) through the
+ * imperative API; the results must agree (these ops move or add values in
+ * the same order on both, so to the last bit but for add_n's sums). */
+struct parity_case {
+  const char *op;
+  const char *keys[2], *vals[2];
+  int nparams, nin, dtype, ndim;
+  int64_t shape[3];
+};
+
+static const struct parity_case parity_cases[] = {
+    {"reverse", {"axis"}, {"0"}, 1, 1, MXR_FLOAT32, 1, {10}},
+    {"reverse", {"axis"}, {"(0,2)"}, 1, 1, MXR_FLOAT32, 3, {3, 4, 5}},
+    {"reverse", {"axis"}, {"1"}, 1, 1, MXR_FLOAT64, 2, {33, 65}},
+    {"_backward_reverse", {"axis"}, {"0"}, 1, 1, MXR_FLOAT32, 2, {7, 3}},
+    {"_copy", {NULL}, {NULL}, 0, 1, MXR_FLOAT32, 1, {100003}},
+    {"add_n", {"num_args"}, {"3"}, 1, 3, MXR_FLOAT32, 2, {64, 65}},
+    {"add_n", {"num_args"}, {"20"}, 1, 20, MXR_FLOAT64, 1, {1000}},
+    {"zeros_like", {NULL}, {NULL}, 0, 1, MXR_FLOAT32, 1, {77}},
+    {"ones_like", {NULL}, {NULL}, 0, 1, MXR_FLOAT64, 1, {77}},
+};
+#define NUM_PARITY ((int)(sizeof parity_cases / sizeof parity_cases[0]))
+
+static mxr_ndarray *array_on(struct mxr_context ctx, const struct parity_case *c, const void *host) {
+  mxr_engine *eng;
+  ck_assert_int_eq(mxr_engine_default(&eng), 0);
+  mxr_ndarray *a;
+  ck_assert_msg(mxr_ndarray_create(eng, c->shape, c->ndim, ctx, c->dtype, 0, &a) == 0, "%s",
+                mxr_last_error());
+  int64_t n = mxr_ndarray_size(a);
+  ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(a, host, (size_t)n), 0);
+  return a;
+}
+
+/* Run the case on ctx; returns the output copied to a fresh host buffer. */
+static void *run_case(struct mxr_context ctx, const struct parity_case *c, void *const *inputs,
+                      size_t nbytes) {
+  const mxr_op *op;
+  ck_assert_int_eq(mxr_op_find(c->op, &op), 0);
+  mxr_op_params *p;
+  ck_assert_int_eq(mxr_op_params_parse(op, c->nparams, c->keys, c->vals, &p), 0);
+  mxr_ndarray *in[32];
+  for (int i = 0; i < c->nin; i++) in[i] = array_on(ctx, c, inputs[i]);
+  int nout = 0;
+  mxr_ndarray *out[4];
+  ck_assert_msg(mxr_imperative_invoke(op, p, c->nin, in, &nout, out) == 0, "%s on %s: %s", c->op,
+                mxr_context_is_cpu(ctx) ? "cpu" : "gpu", mxr_last_error());
+  ck_assert_int_eq(nout, 1);
+  ck_assert(mxr_context_equal(mxr_ndarray_context(out[0]), ctx));
+  void *host = malloc(nbytes);
+  ck_assert_msg(mxr_ndarray_sync_copy_to_cpu(out[0], host, nbytes / mxr_dtype_size(c->dtype)) == 0,
+                "%s", mxr_last_error());
+  for (int i = 0; i < c->nin; i++) mxr_ndarray_free(in[i]);
+  mxr_ndarray_free(out[0]);
+  mxr_op_params_free(p);
+  return host;
+}
+
+START_TEST(gpu_op_parity) {
+  const struct parity_case *c = &parity_cases[_i];
+  int64_t n = 1;
+  for (int d = 0; d < c->ndim; d++) n *= c->shape[d];
+  size_t esize = mxr_dtype_size(c->dtype), nbytes = (size_t)n * esize;
+  void *inputs[32] = {NULL};
+  uint64_t seed = 0x2545f4914f6cdd1dull + (uint64_t)_i;
+  for (int i = 0; i < c->nin; i++) {
+    inputs[i] = malloc(nbytes);
+    for (int64_t k = 0; k < n; k++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      double v = (double)(seed >> 11) / 9007199254740992.0 * 2 - 1;
+      if (c->dtype == MXR_FLOAT32) ((float *)inputs[i])[k] = (float)v;
+      else ((double *)inputs[i])[k] = v;
+    }
+  }
+  void *want = run_case(mxr_cpu(0), c, inputs, nbytes);
+  void *got = run_case(mxr_gpu(0), c, inputs, nbytes);
+  for (int64_t k = 0; k < n; k++) {
+    double w = c->dtype == MXR_FLOAT32 ? ((float *)want)[k] : ((double *)want)[k];
+    double g = c->dtype == MXR_FLOAT32 ? ((float *)got)[k] : ((double *)got)[k];
+    double tol = strcmp(c->op, "add_n") == 0 ? 1e-6 * (1 + (w < 0 ? -w : w)) : 0;
+    ck_assert_msg((w - g <= tol) && (g - w <= tol), "%s case %d: element %lld: cpu %.17g gpu %.17g",
+                  c->op, _i, (long long)k, w, g);
+  }
+  free(want);
+  free(got);
+  for (int i = 0; i < c->nin; i++) free(inputs[i]);
+}
+END_TEST
+
+/* --------------------------------------------- executor: the flip chain */
+
+static mxr_symbol *flip_chain(int n) {
+  const mxr_op *op;
+  ck_assert_int_eq(mxr_op_find("flip", &op), 0);
+  const char *k[] = {"axis"}, *v[] = {"0"};
+  mxr_op_params *p;
+  ck_assert_int_eq(mxr_op_params_parse(op, 1, k, v, &p), 0);
+  mxr_symbol *x;
+  ck_assert_int_eq(mxr_symbol_variable("X", &x), 0);
+  for (int i = 0; i < n; i++) {
+    mxr_symbol *f;
+    ck_assert_int_eq(mxr_symbol_atomic(op, p, &f), 0);
+    ck_assert_int_eq(mxr_symbol_compose(f, NULL, 1, NULL, &x), 0);
+    mxr_symbol_free(x);
+    x = f;
+  }
+  mxr_op_params_free(p);
+  return x;
+}
+
+/* The seed workload on the GPU, unbulked and bulked: 101 flips reverse X,
+ * the gradient is the reversed head gradient; segment counts as planned. */
+START_TEST(gpu_executor_flip_chain) {
+  enum { OPS = 101, LEN = 10 };
+  const int caps[2] = {0, 15};
+  mxr_engine *eng = gpu_engine(MXR_ENGINE_THREADED_PER_DEVICE, 1);
+  float x[LEN], dy[LEN], y[LEN], dx[LEN];
+  for (int i = 0; i < LEN; i++) {
+    x[i] = (float)i - 3.5f;
+    dy[i] = 1.0f / (float)(i + 1);
+  }
+  const int64_t shape[] = {LEN};
+  mxr_ndarray *X, *dX, *DY;
+  ck_assert_int_eq(mxr_ndarray_create(eng, shape, 1, mxr_gpu(0), MXR_FLOAT32, 0, &X), 0);
+  ck_assert_int_eq(mxr_ndarray_create(eng, shape, 1, mxr_gpu(0), MXR_FLOAT32, 0, &dX), 0);
+  ck_assert_int_eq(mxr_ndarray_create(eng, shape, 1, mxr_gpu(0), MXR_FLOAT32, 0, &DY), 0);
+  ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(X, x, LEN), 0);
+  ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(DY, dy, LEN), 0);
+  mxr_symbol *sym = flip_chain(OPS);
+  for (int k = 0; k < 2; k++) {
+    int req = MXR_GRAD_WRITE;
+    struct mxr_exec_opts o = {.engine = eng, .bulk_train = true, .bulk_inference = true,
+                              .max_node_train_fwd = caps[k], .max_node_train_bwd = caps[k]};
+    mxr_executor *ex;
+    ck_assert_msg(mxr_executor_bind(sym, mxr_gpu(0), 1, &X, &dX, &req, 0, NULL, &o, &ex) == 0,
+                  "%s", mxr_last_error());
+    int nops;
+    const int *sizes;
+    const char *const *names;
+    ck_assert_int_eq(mxr_executor_pass_ops(ex, 0, &nops, &sizes, &names), 0);
+    ck_assert_int_eq(nops, caps[k] ? (OPS + caps[k] - 1) / caps[k] : OPS);
+    ck_assert_msg(mxr_executor_forward(ex, true) == 0, "%s", mxr_last_error());
+    ck_assert_msg(mxr_executor_backward(ex, 1, &DY) == 0, "%s", mxr_last_error());
+    int nout;
+    mxr_ndarray *const *outs;
+    ck_assert_int_eq(mxr_executor_outputs(ex, &nout, &outs), 0);
+    ck_assert(mxr_context_equal(mxr_ndarray_context(outs[0]), mxr_gpu(0)));
+    ck_assert_msg(mxr_ndarray_sync_copy_to_cpu(outs[0], y, LEN) == 0, "%s", mxr_last_error());
+    ck_assert_msg(mxr_ndarray_sync_copy_to_cpu(dX, dx, LEN) == 0, "%s", mxr_last_error());
+    for (int i = 0; i < LEN; i++) {
+      ck_assert_float_eq(y[i], x[LEN - 1 - i]);
+      ck_assert_float_eq(dx[i], dy[LEN - 1 - i]);
+    }
+    mxr_executor_free(ex);
+  }
+  mxr_symbol_free(sym);
+  mxr_ndarray_free(X);
+  mxr_ndarray_free(dX);
+  mxr_ndarray_free(DY);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+static Suite *gpu_suite(void) {
+  Suite *s = suite_create("gpu");
+  TCase *tc = tcase_create("gpu");
+  tcase_set_timeout(tc, 60); /* the first CUDA call of each forked test is slow */
+  tcase_add_test(tc, gpu_storage_pool_reuses);
+  tcase_add_test(tc, gpu_storage_too_large);
+  tcase_add_test(tc, gpu_pinned_host_memory);
+  tcase_add_loop_test(tc, gpu_copy_round_trip, 0, NUM_ENGINE_TYPES);
+  tcase_add_loop_test(tc, gpu_ops_get_streams, 0, NUM_ENGINE_TYPES);
+  tcase_add_loop_test(tc, gpu_op_parity, 0, NUM_PARITY);
+  tcase_add_test(tc, gpu_executor_flip_chain);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  if (mxr_gpu_count() == 0) {
+    char why[300];
+    snprintf(why, sizeof why, "no GPU: %s", mxr_gpu_unavailable_reason());
+    return mxr_test_skip_all(why);
+  }
+  return mxr_test_run(gpu_suite());
+}
