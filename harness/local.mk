@@ -48,7 +48,8 @@ dist_suites_DATA = \
 	suites/engine.json \
 	suites/async.json \
 	suites/numerics.json \
-	suites/profiler.json
+	suites/profiler.json \
+	suites/gpu-bulking-symbolic.json
 expectationsdir = $(suitesdir)/expectations
 dist_expectations_DATA = \
 	suites/expectations/libmxref.txt \

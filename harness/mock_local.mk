@@ -50,7 +50,7 @@ harness_tests_test_mocks_CPPFLAGS = $(HARNESS_TEST_CPPFLAGS)
 harness_tests_test_mocks_CFLAGS = $(HARNESS_TEST_CFLAGS)
 harness_tests_test_mocks_LDADD = $(HARNESS_TEST_LIBS)
 MOCKS_LOG = harness/tests/mocks.sh.log
-MOCKS_AFTER = $(filter-out $(CONFORMANCE_LOG) $(MOCKS_LOG),$(TEST_LOGS))
+MOCKS_AFTER = $(filter-out $(CONFORMANCE_LOG) $(CONFORMANCE_MXNET_LOG) $(MOCKS_LOG),$(TEST_LOGS))
 $(MOCKS_LOG): $(MOCKS_AFTER)
 
 # The mocks alone.

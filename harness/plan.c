@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "jsonv.h"
+#include "runner.h"
 
 extern char **environ;
 
@@ -200,6 +201,53 @@ static void build_jobs(struct mxcts_plan *p) {
       if (!p->skip_reason[si] && p->suites[si].timed == (timed == 1)) add_suite_rounds(p, si);
 }
 
+/* --- requirements ---------------------------------------------------------------- */
+
+/* How many GPUs the implementation reports, asked once through a probe
+ * process (workload gpu_count) in OUT/preflight/gpu-count, under the
+ * runner's usual deadline and lock.  -1 when no answer came: the GPU
+ * suites then run and their own processes show what is wrong. */
+static int ask_gpu_count(const struct mxcts_plan *p) {
+  struct mxcts_config none = {0};
+  struct mxcts_strv env = {0}, argv = {0};
+  build_env(&p->opt, &none, &env);
+  char *dir = mxcts_xasprintf("%s/preflight/gpu-count", p->opt.out);
+  char *result = mxcts_xasprintf("%s/result.json", dir);
+  const char *words[] = {p->opt.probe, "--impl", p->opt.impl, "--workload", "gpu_count",
+                         "--seed", "1", "--out", result, NULL};
+  for (size_t i = 0; words[i]; i++) mxcts_strv_push(&argv, words[i]);
+  struct mxcts_proc proc = {"preflight/gpu-count", dir, argv.v, env.v,
+                            MXCTS_DEFAULT_TIMEOUT * (p->opt.timeout_scale > 0 ? p->opt.timeout_scale : 1.0),
+                            false, MXCTS_NO_GROUP};
+  struct mxcts_run_opts ro = {1, p->opt.grace_s, p->opt.lock_file, NULL, false};
+  int gpus = -1;
+  json_t *doc = NULL;
+  if (mxcts_run_procs(&proc, 1, &ro) == 0 && mxcts_json_load(result, &doc) == 0) {
+    json_t *n = json_object_get(json_object_get(doc, "metrics"), "gpu_count");
+    const char *status = json_string_value(json_object_get(doc, "status"));
+    if (status && strcmp(status, "ok") == 0 && json_is_number(n) && json_number_value(n) >= 0)
+      gpus = (int)json_number_value(n);
+  }
+  json_decref(doc);
+  free(result);
+  free(dir);
+  mxcts_strv_free(&argv);
+  mxcts_strv_free(&env);
+  return gpus;
+}
+
+/* Skip the suites that need a GPU when the implementation has none. */
+static void check_requirements(struct mxcts_plan *p) {
+  int gpus = -2; /* not asked yet */
+  for (size_t si = 0; si < p->nsuites; si++) {
+    if (p->skip_reason[si] || !p->suites[si].needs_gpu) continue;
+    if (gpus == -2) gpus = ask_gpu_count(p);
+    if (gpus == 0)
+      p->skip_reason[si] = mxcts_xasprintf("needs a GPU; %s reports none (MXGetGPUCount: 0)",
+                                           p->opt.impl_name ? p->opt.impl_name : p->opt.impl);
+  }
+}
+
 static int apply_options(struct mxcts_plan *p) {
   struct mxcts_expectations ex = {0};
   int rc = p->opt.expectations ? mxcts_expect_load(p->opt.expectations, &ex) : 0;
@@ -218,6 +266,7 @@ int mxcts_plan_build(const struct mxcts_options *opt, struct mxcts_plan *out) {
   copy_options(&out->opt, opt);
   int rc = mxcts_suites_load_dir(opt->suites_dir, &opt->suites, &out->suites, &out->nsuites);
   if (!rc) rc = apply_options(out);
+  if (!rc) check_requirements(out);
   if (!rc) build_jobs(out);
   if (rc) mxcts_plan_free(out);
   return rc;

@@ -59,6 +59,15 @@ long probe_param_long(const struct probe *p, const char *key, long def) {
   return v ? strtol(v, NULL, 10) : def;
 }
 
+/* How many GPUs the implementation reports: mxcts asks once before it
+ * plans suites that need a GPU. */
+int probe_gpu_count(struct probe *p) {
+  int n = 0;
+  PROBE_CALL(p, MXGetGPUCount, &n);
+  probe_add_metric(p, "gpu_count", n);
+  return 0;
+}
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
@@ -215,6 +224,7 @@ static const struct workload workloads[] = {
     {"async_dot", probe_async_dot},
     {"numerics", probe_numerics},
     {"profiler_autostart", probe_profiler_autostart},
+    {"gpu_count", probe_gpu_count},
 };
 #define NUM_WORKLOADS ((int)(sizeof workloads / sizeof workloads[0]))
 
@@ -318,6 +328,12 @@ int main(int argc, char **argv) {
   p.result = new_result(&p);
   if (*bad) return usage_error(&p, out, bad);
   if (!p.impl_path || !p.workload) return usage_error(&p, out, "--impl and --workload are required");
+  const char *device = probe_param_str(&p, "device", "cpu");
+  if (strcmp(device, "cpu") != 0 && strcmp(device, "gpu") != 0) {
+    snprintf(bad, sizeof bad, "bad --param device=%s (want cpu or gpu)", device);
+    return usage_error(&p, out, bad);
+  }
+  p.dev_type = strcmp(device, "gpu") == 0 ? 2 : 1;
   const struct workload *w = NULL;
   for (int i = 0; i < NUM_WORKLOADS && !w; i++)
     if (strcmp(workloads[i].name, p.workload) == 0) w = &workloads[i];

@@ -20,6 +20,7 @@ struct probe {
   const char *impl_path;
   const char *workload;
   const char *profile_dir; /* NULL: no structure run */
+  int dev_type;            /* --param device=cpu|gpu: MXNet's 1 or 2, id 0 */
   uint64_t seed;
   int nparams;
   const char *keys[PROBE_MAX_PARAMS], *vals[PROBE_MAX_PARAMS];
@@ -72,5 +73,6 @@ int probe_engine_random(struct probe *p);
 int probe_async_dot(struct probe *p);
 int probe_numerics(struct probe *p);
 int probe_profiler_autostart(struct probe *p);
+int probe_gpu_count(struct probe *p);
 
 #endif /* MXCTS_PROBE_H */

@@ -21,7 +21,7 @@
   X(MXExecutorForward) X(MXExecutorBackwardEx) X(MXExecutorOutputs) X(MXExecutorFree)        \
   X(MXAutogradSetIsRecording) X(MXAutogradSetIsTraining) X(MXAutogradMarkVariables)          \
   X(MXAutogradBackwardEx) X(MXCreateCachedOpEx) X(MXInvokeCachedOpEx) X(MXFreeCachedOp)      \
-  X(MXSetProfilerConfig) X(MXSetProfilerState) X(MXDumpProfile)
+  X(MXSetProfilerConfig) X(MXSetProfilerState) X(MXDumpProfile) X(MXGetGPUCount)
 
 /* X(name): functions used when present. */
 #define MXCTS_CAPI_OPTIONAL(X) \

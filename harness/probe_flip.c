@@ -44,7 +44,7 @@ static int build_chain(struct probe *p, int n, SymbolHandle *out) {
 
 static int new_vector(struct probe *p, int len, const float *data, NDArrayHandle *out) {
   uint32_t shape[] = {(uint32_t)len};
-  PROBE_CALL(p, MXNDArrayCreateEx, shape, 1, 1, 0, 0, 0, out);
+  PROBE_CALL(p, MXNDArrayCreateEx, shape, 1, p->dev_type, 0, 0, 0, out);
   if (data) PROBE_CALL(p, MXNDArraySyncCopyFromCPU, *out, data, (size_t)len);
   return 0;
 }
@@ -113,7 +113,7 @@ static int run_executor(struct probe *p, bool train) {
       rc = probe_fail(p, "MXSetProfilerConfig/MXSetProfilerState (aggregate_stats)");
   }
   NDArrayHandle grads[1] = {train ? DX : NULL}; /* MXNet reads the array even without gradients */
-  if (!rc && p->api.MXExecutorBindEX(sym, 1, 0, 0, NULL, NULL, NULL, 1, &X, grads, &req, 0,
+  if (!rc && p->api.MXExecutorBindEX(sym, p->dev_type, 0, 0, NULL, NULL, NULL, 1, &X, grads, &req, 0,
                                      NULL, NULL, &exe) != 0)
     rc = probe_fail(p, "MXExecutorBindEX");
   if (!rc && aggregate && p->api.MXSetProfilerState(0)) rc = probe_fail(p, "MXSetProfilerState");
@@ -321,7 +321,7 @@ int probe_profiler_autostart(struct probe *p) {
   uint32_t req = 0;
   ExecutorHandle exe;
   NDArrayHandle no_grad[1] = {NULL};
-  PROBE_CALL(p, MXExecutorBindEX, sym, 1, 0, 0, NULL, NULL, NULL, 1, &X, no_grad, &req, 0, NULL, NULL, &exe);
+  PROBE_CALL(p, MXExecutorBindEX, sym, p->dev_type, 0, 0, NULL, NULL, NULL, 1, &X, no_grad, &req, 0, NULL, NULL, &exe);
   PROBE_CALL(p, MXExecutorForward, exe, 0);
   PROBE_CALL(p, MXNDArrayWaitAll);
   PROBE_CALL(p, MXExecutorFree, exe);

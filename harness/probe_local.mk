@@ -21,6 +21,14 @@ EXTRA_DIST += harness/tests/conformance.sh harness/tests/sanitized-expectations.
 # target is named through a variable: automake owns the rule of a test's log,
 # and would replace one that names it literally, prerequisites and all.)
 CONFORMANCE_LOG = harness/tests/conformance.sh.log
-CONFORMANCE_AFTER = $(filter-out $(CONFORMANCE_LOG),$(TEST_LOGS))
+CONFORMANCE_AFTER = $(filter-out $(CONFORMANCE_LOG) $(CONFORMANCE_MXNET_LOG),$(TEST_LOGS))
 $(CONFORMANCE_LOG): $(CONFORMANCE_AFTER)
 CLEANFILES += -r harness/tests/conformance.out
+
+# The same suites against MXNet 1.9.1's libmxnet.so: skipped in `make check`,
+# run by `make check-mxnet` (ref/src/capi/local.mk), after everything else.
+TESTS += harness/tests/conformance_mxnet.sh
+EXTRA_DIST += harness/tests/conformance_mxnet.sh
+CONFORMANCE_MXNET_LOG = harness/tests/conformance_mxnet.sh.log
+$(CONFORMANCE_MXNET_LOG): $(filter-out $(CONFORMANCE_MXNET_LOG),$(TEST_LOGS))
+CLEANFILES += -r harness/tests/conformance-mxnet.out

@@ -480,7 +480,22 @@ int mxcts_suite_set_rounds(struct mxcts_suite *s, int rounds) {
 
 static const char *const suite_keys[] = {
     "format", "name", "description", "workload", "params", "profile_params", "configs", "rounds",
-    "k", "alpha", "margin", "timeout", "timed", "assertions", NULL};
+    "k", "alpha", "margin", "timeout", "timed", "requires", "assertions", NULL};
+
+/* "requires": what the machine and implementation must have; "gpu" is the
+ * only requirement so far. */
+static int parse_requires(const struct mxcts_jloc *at, json_t *doc, struct mxcts_suite *s) {
+  struct mxcts_strv req = {0};
+  int rc = parse_string_list(at, doc, "requires", false, &req);
+  for (size_t i = 0; !rc && i < req.n; i++) {
+    if (strcmp(req.v[i], "gpu") == 0)
+      s->needs_gpu = true;
+    else
+      rc = mxcts_jfail_key(at, "requires", "unknown requirement \"%s\" (known: gpu)", req.v[i]);
+  }
+  mxcts_strv_free(&req);
+  return rc;
+}
 
 static int base_name_matches(const char *file, const char *name) {
   const char *base = strrchr(file, '/');
@@ -516,6 +531,7 @@ static int parse_header(const struct mxcts_jloc *at, json_t *doc, bool check_nam
   if (!rc) rc = mxcts_jget_double(at, doc, "margin", false, -0.999999, 1e6, &s->margin);
   if (!rc) rc = mxcts_jget_double(at, doc, "timeout", false, 0.001, 86400, &s->timeout_s);
   if (!rc) rc = mxcts_jget_bool(at, doc, "timed", false, &s->timed);
+  if (!rc) rc = parse_requires(at, doc, s);
   s->rounds = (int)rounds;
   s->k = (int)k;
   s->k_given = k != 0;

@@ -137,6 +137,8 @@ struct mxcts_suite {
   double margin;              /* default margin of ordering assertions */
   double timeout_s;           /* per process */
   bool timed;
+  bool needs_gpu;             /* "requires": ["gpu"]: skipped when the
+                                 implementation reports no GPU */
   struct mxcts_assertion *asserts;
   size_t nasserts;
   json_t *source;             /* the document (one reference) */

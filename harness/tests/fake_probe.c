@@ -25,6 +25,8 @@
  *                 bad: leave a broken one
  *   FAKE_METRIC_A, FAKE_METRIC_B  numbers reported as metrics.a, metrics.b
  *   FAKE_SLEEP_MS how long the process lives (default 2 ms)
+ *   FAKE_GPUS     workload gpu_count: the count to report (default 0), or
+ *                 "crash" (SIGSEGV)
  * The result also records the process' whole environment ("fake_environ")
  * and its start and end times ("fake_start", "fake_end", CLOCK_REALTIME s).
  */
@@ -198,6 +200,11 @@ int main(int argc, char **argv) {
   leave_trace();
   usleep((useconds_t)(1000 * atof(env_or("FAKE_SLEEP_MS", "2"))));
   json_t *r = result(seed, workload, profile, start);
+  if (strcmp(workload, "gpu_count") == 0) {
+    const char *gpus = env_or("FAKE_GPUS", "0");
+    if (strcmp(gpus, "crash") == 0) raise(SIGSEGV);
+    json_object_set_new(r, "metrics", json_pack("{s:i}", "gpu_count", atoi(gpus)));
+  }
   int rc = json_dump_file(r, out, JSON_INDENT(1));
   json_decref(r);
   return rc ? 1 : 0;

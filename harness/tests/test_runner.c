@@ -144,6 +144,39 @@ static const char hung_suite[] =
     " \"assertions\": [{\"id\": \"hang\", \"type\": \"checks\", \"configs\": [\"hang\"]},"
     "  {\"id\": \"ok\", \"type\": \"checks\", \"configs\": [\"ok\"]}]}";
 
+/* A suite that needs a GPU: skipped when the implementation reports none,
+ * run when it reports one, and run as well when asking failed (its own
+ * processes then show what is wrong). */
+static const char gpu_suite[] =
+    "{\"format\": 1, \"name\": \"gpu\", \"workload\": \"fake\", \"rounds\": 2,"
+    " \"requires\": [\"gpu\"], \"configs\": [{\"id\": \"a\"}],"
+    " \"assertions\": [{\"id\": \"ok\", \"type\": \"checks\", \"configs\": [\"a\"]}]}";
+
+START_TEST(test_gpu_suite_needs_a_gpu) {
+  const char *answers[] = {"0", "1", "crash"};
+  const char *want[] = {"skip", "pass", "pass"};
+  for (int i = 0; i < 3; i++) {
+    char *dir = hu_tmpdir();
+    free(hu_write_suite(dir, "gpu", gpu_suite));
+    ck_assert_int_eq(setenv("FAKE_GPUS", answers[i], 1), 0);
+    struct mxcts_options o;
+    hu_options(&o, dir, 9);
+    mxcts_strv_push(&o.pass_env, "FAKE_GPUS");
+    json_t *r = hu_run_opts(&o);
+    assert_verdict(r, "gpu/ok", want[i], i == 0 ? "needs a GPU; fake reports none" : NULL);
+    /* The implementation was asked once, in its own process. */
+    char *path = mxcts_xasprintf("%s/out/preflight/gpu-count/outcome.json", dir);
+    json_t *doc = json_load_file(path, 0, NULL);
+    ck_assert_msg(doc, "%s: missing", path);
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "exit")), i == 2 ? "signal" : "code");
+    json_decref(doc);
+    free(path);
+    json_decref(r);
+    hu_cleanup(dir);
+  }
+}
+END_TEST
+
 static int count_exits(const char *dir, const char *config, const char *exit) {
   int n = 0;
   for (int r = 1; r <= 5; r++) {
@@ -572,6 +605,7 @@ int main(void) {
   tcase_add_test(tc, test_measures_and_margins);
   tcase_add_test(tc, test_plan_order_is_seeded_and_interleaved);
   tcase_add_test(tc, test_plan_round_trip_and_missing_outcomes);
+  tcase_add_test(tc, test_gpu_suite_needs_a_gpu);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }

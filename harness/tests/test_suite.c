@@ -104,6 +104,9 @@ static const struct bad {
     {"{\"name\": \"x\"}", "missing required field \"format\""},
     {"{\"format\": 1, \"name\": \"x\", \"configs\": [], \"assertions\": []}", "missing required field \"workload\""},
     {"{\"format\": 1, \"name\": \"x y\", \"workload\": \"w\"}", "name: \"x y\" is not a valid suite name"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"requires\": [\"tpu\"]}",
+     "requires: unknown requirement \"tpu\" (known: gpu)"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"requires\": \"gpu\"}", "requires"},
     {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"rounds\": \"25\"}", "rounds: expected an integer, got string \"25\""},
     {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"rounds\": 0}", "rounds: 0 is out of range"},
     {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"timed\": 1}", "timed: expected true or false"},
@@ -243,6 +246,10 @@ START_TEST(test_shipped_suites) {
   int rc = mxcts_suites_load_dir(MXCTS_TEST_SRCDIR "/suites", NULL, &all, &n);
   ck_assert_msg(rc == 0, "%s", mxcts_last_error());
   ck_assert_int_ge(n, 8);
+  /* Exactly the gpu-* suites need a GPU. */
+  for (size_t i = 0; i < n; i++)
+    ck_assert_msg(all[i].needs_gpu == (strncmp(all[i].name, "gpu-", 4) == 0), "%s: needs_gpu %d",
+                  all[i].name, all[i].needs_gpu);
   mxcts_suites_free(all, n);
 }
 END_TEST

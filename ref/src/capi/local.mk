@@ -35,14 +35,17 @@ MXNET_VERSION = 1.9.1
 
 # Fetch the mxnet==$(MXNET_VERSION) wheel from PyPI with pip (once; it is
 # kept in $(MXNET_WHEEL_DIR)), unpack its libraries, and run the
-# conformance program on its libmxnet.so through the test driver.  Where
+# conformance program and then the conformance suites (mxcts run, with
+# suites/expectations/mxnet-$(MXNET_VERSION).txt) on its libmxnet.so
+# through the test driver.  Where
 # the wheel cannot be had (offline, no pip, no wheel for this machine) the
 # test is recorded as skipped, with the reason; any other failure fails.
 check-mxnet: all ref/tests/capi_conformance$(EXEEXT)
 	@rc=0; MXNET_VERSION=$(MXNET_VERSION) $(SHELL) $(top_srcdir)/ref/tests/capi_fetch_mxnet.sh \
 		"$(MXNET_WHEEL_DIR)" || rc=$$?; \
 	case $$rc in \
-	  0) $(MAKE) $(AM_MAKEFLAGS) check TESTS="ref/tests/capi_mxnet.sh" \
+	  0) $(MAKE) $(AM_MAKEFLAGS) check \
+	       TESTS="ref/tests/capi_mxnet.sh harness/tests/conformance_mxnet.sh" \
 	       TESTS_ENVIRONMENT="MXNET_REQUIRED=1 MXNET_WHEEL_DIR=$(MXNET_WHEEL_DIR)" ;; \
 	  77) echo "check-mxnet: skipped: mxnet==$(MXNET_VERSION) cannot be fetched here (see above)"; \
 	      $(MAKE) $(AM_MAKEFLAGS) check TESTS="ref/tests/capi_mxnet.sh" \
