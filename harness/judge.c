@@ -223,12 +223,14 @@ static bool rerun_covers(const struct mxcts_judging *j, size_t si, const struct 
 static void judge_ordering(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
                            struct mxcts_eval *e, json_t *out) {
   evaluate(j, si, a, MXCTS_JOB_ROUND, e);
-  if (e->verdict != MXCTS_V_FAIL) return;
+  /* A failure, or rounds too contended to judge, get one rerun. */
+  bool inconclusive = e->verdict == MXCTS_V_SKIP && e->inconclusive;
+  if (e->verdict != MXCTS_V_FAIL && !inconclusive) return;
   if (!rerun_covers(j, si, a)) {
     json_object_set_new(out, "rerun_needed", json_true());
     return;
   }
-  json_t *first = json_pack("{s:s, s:o, s:O}", "verdict", "fail", "detail",
+  json_t *first = json_pack("{s:s, s:o, s:O}", "verdict", inconclusive ? "skip" : "fail", "detail",
                             mxcts_json_text(mxcts_buf_str(&e->detail)), "diag", e->diag);
   eval_reset(e);
   e->verdict = MXCTS_V_PASS;

@@ -118,9 +118,12 @@ void mxcts__eval_structure(const struct mxcts_judging *j, size_t si,
 
 /* --- ordering -------------------------------------------------------------------- */
 
-/* Per-round values of one operand; false (with a note) when one is unusable. */
+/* Per-round values of one operand, and how contended each process was
+ * (sched.contention; 0 when the probe could not tell); false (with a note)
+ * when a value is unusable. */
 static bool operand_values(const struct mxcts_judging *j, size_t si, const struct mxcts_operand *op,
-                           enum mxcts_job_kind kind, double *v, struct mxcts_eval *e) {
+                           enum mxcts_job_kind kind, double *v, double *contention,
+                           struct mxcts_eval *e) {
   int rounds = j->plan->suites[si].rounds;
   size_t *jobs;
   mxcts__judge_jobs(j, si, op->config, kind, &jobs);
@@ -133,6 +136,8 @@ static bool operand_values(const struct mxcts_judging *j, size_t si, const struc
       mxcts__eval_note(e, "%s: %s is missing or not a positive number",
                        j->ev[jobs[r]].result.file, op->measure);
       ok = false;
+    } else if (!mxcts_result_number(&j->ev[jobs[r]].result, "sched.contention", &contention[r])) {
+      contention[r] = 0;
     }
   }
   if (!e->repro && jobs[0] != SIZE_MAX) e->repro = &j->plan->jobs[jobs[0]];
@@ -163,48 +168,85 @@ static json_t *pair_json(const struct mxcts_judging *j, size_t si, const struct 
   return d;
 }
 
+/* The rounds whose two processes both ran with contention at most `max`
+ * (all rounds when max is 0); their indices go to keep[], the count is
+ * returned. */
+static int uncontended_rounds(const double *cs, const double *cf, int n, double max, int *keep) {
+  int m = 0;
+  for (int r = 0; r < n; r++)
+    if (max <= 0 || (cs[r] <= max && cf[r] <= max)) keep[m++] = r;
+  return m;
+}
+
 static void judge_pair(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
-                       size_t is, size_t jf, const double *vs, const double *vf, json_t *pairs,
-                       struct mxcts_eval *e) {
+                       size_t is, size_t jf, const double *vs_all, const double *vf_all,
+                       const double *cs, const double *cf, json_t *pairs, struct mxcts_eval *e) {
   const struct mxcts_suite *s = &j->plan->suites[si];
-  int n = s->rounds;
-  double *ratio = mxcts_xmalloc((size_t)n * sizeof *ratio);
-  for (int r = 0; r < n; r++) ratio[r] = vs[r] / vf[r];
+  int rounds = s->rounds;
+  int *keep = mxcts_xmalloc((size_t)rounds * sizeof *keep);
+  double *vs = mxcts_xmalloc((size_t)rounds * sizeof *vs), *vf = mxcts_xmalloc((size_t)rounds * sizeof *vf);
+  double *ratio = mxcts_xmalloc((size_t)rounds * sizeof *ratio);
+  int n = uncontended_rounds(cs, cf, rounds, a->max_contention, keep);
+  for (int i = 0; i < n; i++) {
+    vs[i] = vs_all[keep[i]];
+    vf[i] = vf_all[keep[i]];
+    ratio[i] = vs[i] / vf[i];
+  }
+  /* All rounds: the suite's k.  Fewer: the k the suite's alpha gives them. */
+  int k = n == rounds ? s->k : n > 0 ? mxcts_sign_test_min_k(n, s->alpha) : 1;
+  const char *slower = cfg_id(j, si, a->slower[is].config), *faster = cfg_id(j, si, a->faster[jf].config);
   struct mxcts_sign_test t;
-  if (mxcts_sign_test(ratio, n, s->k, a->margin, &t)) {
+  if (n == 0 || k > n) {
+    e->inconclusive++;
+    mxcts__eval_note(e, "%s vs %s inconclusive: only %d of %d rounds ran uncontended (run-queue "
+                     "delay at most %g x wall time in both processes), too few for the sign test",
+                     slower, faster, n, rounds, a->max_contention);
+  } else if (mxcts_sign_test(ratio, n, k, a->margin, &t)) {
     e->verdict = MXCTS_V_ERROR;
     mxcts__eval_note(e, "%s", mxcts_last_error());
   } else {
-    json_array_append_new(pairs, pair_json(j, si, &a->slower[is], &a->faster[jf], vs, vf, &t));
+    json_t *d = pair_json(j, si, &a->slower[is], &a->faster[jf], vs, vf, &t);
+    json_object_set_new(d, "rounds_left_out", json_integer(rounds - n));
+    json_array_append_new(pairs, d);
     if (!t.pass) {
       fail(e);
       mxcts__eval_note(e, "%s not slower than %s by more than %g%%: %d of %d rounds (need %d), "
-                       "median ratio %.3f, lower bound %.3f", cfg_id(j, si, a->slower[is].config),
-                       cfg_id(j, si, a->faster[jf].config), a->margin * 100, t.wins, n, t.k,
-                       t.ratio_median, t.lower_bound);
+                       "median ratio %.3f, lower bound %.3f", slower, faster, a->margin * 100,
+                       t.wins, n, t.k, t.ratio_median, t.lower_bound);
     }
   }
+  free(keep);
+  free(vs);
+  free(vf);
   free(ratio);
 }
 
 void mxcts__eval_ordering(const struct mxcts_judging *j, size_t si,
                           const struct mxcts_assertion *a, enum mxcts_job_kind kind,
                           struct mxcts_eval *e) {
-  int n = j->plan->suites[si].rounds;
-  double *vs = mxcts_xcalloc(a->nslower * (size_t)n, sizeof *vs);
-  double *vf = mxcts_xcalloc(a->nfaster * (size_t)n, sizeof *vf);
+  size_t n = (size_t)j->plan->suites[si].rounds;
+  double *vs = mxcts_xcalloc(a->nslower * n, sizeof *vs), *cs = mxcts_xcalloc(a->nslower * n, sizeof *cs);
+  double *vf = mxcts_xcalloc(a->nfaster * n, sizeof *vf), *cf = mxcts_xcalloc(a->nfaster * n, sizeof *cf);
   bool ok = true;
-  for (size_t i = 0; i < a->nslower; i++) ok &= operand_values(j, si, &a->slower[i], kind, vs + i * (size_t)n, e);
-  for (size_t i = 0; i < a->nfaster; i++) ok &= operand_values(j, si, &a->faster[i], kind, vf + i * (size_t)n, e);
+  for (size_t i = 0; i < a->nslower; i++)
+    ok &= operand_values(j, si, &a->slower[i], kind, vs + i * n, cs + i * n, e);
+  for (size_t i = 0; i < a->nfaster; i++)
+    ok &= operand_values(j, si, &a->faster[i], kind, vf + i * n, cf + i * n, e);
   e->verdict = ok ? MXCTS_V_PASS : MXCTS_V_ERROR;
   json_t *pairs = json_array();
   for (size_t is = 0; ok && is < a->nslower; is++)
     for (size_t jf = 0; jf < a->nfaster; jf++)
-      judge_pair(j, si, a, is, jf, vs + is * (size_t)n, vf + jf * (size_t)n, pairs, e);
+      judge_pair(j, si, a, is, jf, vs + is * n, vf + jf * n, cs + is * n, cf + jf * n, pairs, e);
+  /* A failed pair fails the assertion; otherwise a pair that could not be
+   * judged on a busy machine makes it inconclusive (skip), never a pass. */
+  if (e->verdict == MXCTS_V_PASS && e->inconclusive) e->verdict = MXCTS_V_SKIP;
   json_object_set_new(e->diag, "pairs", pairs);
   json_object_set_new(e->diag, "attempt", json_string(kind == MXCTS_JOB_RERUN ? "rerun" : "first"));
+  if (e->inconclusive) json_object_set_new(e->diag, "inconclusive_pairs", json_integer(e->inconclusive));
   free(vs);
   free(vf);
+  free(cs);
+  free(cf);
 }
 
 /* --- checks and value ---------------------------------------------------------------- */

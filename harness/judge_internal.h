@@ -33,6 +33,7 @@ struct mxcts_eval {
   struct mxcts_buf detail;
   json_t *diag;                /* an object, owned */
   const struct mxcts_job *repro;   /* the process to show as the reproducer */
+  int inconclusive;            /* ordering pairs with too few uncontended rounds */
 };
 
 /* Jobs of (suite, config) of one kind, in round order (round jobs: index

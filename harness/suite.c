@@ -254,9 +254,11 @@ static int parse_operands(const struct mxcts_jloc *at, json_t *v, const char *ke
 static int parse_ordering(const struct mxcts_jloc *at, json_t *v, const struct mxcts_suite *s,
                           struct mxcts_assertion *a) {
   a->margin = s->margin;
+  a->max_contention = s->max_contention;
   int rc = parse_operands(at, v, "slower", s, &a->slower, &a->nslower);
   if (!rc) rc = parse_operands(at, v, "faster", s, &a->faster, &a->nfaster);
   if (!rc) rc = mxcts_jget_double(at, v, "margin", false, -0.999999, 1e6, &a->margin);
+  if (!rc) rc = mxcts_jget_double(at, v, "max_contention", false, 0, 1000, &a->max_contention);
   for (size_t i = 0; !rc && i < a->nslower; i++)
     for (size_t j = 0; !rc && j < a->nfaster; j++)
       if (a->slower[i].config == a->faster[j].config &&
@@ -304,14 +306,15 @@ static int parse_profile_file(const struct mxcts_jloc *at, json_t *v, struct mxc
 }
 
 static const char *const assert_keys[] = {
-    "id", "type", "description", "configs", "expect", "slower", "faster", "margin", "min",
+    "id", "type", "description", "configs", "expect", "slower", "faster", "margin",
+    "max_contention", "min",
     "checks", "pass", "in", "path", "file", "min_events", "names_include", NULL};
 
 /* Which members each type takes (besides id, type, description). */
 static const char *type_members(enum mxcts_assert_type t) {
   switch (t) {
   case MXCTS_A_STRUCTURE: return " expect ";
-  case MXCTS_A_ORDERING: return " slower faster margin ";
+  case MXCTS_A_ORDERING: return " slower faster margin max_contention ";
   case MXCTS_A_CHECKS: return " configs min ";
   case MXCTS_A_VALUE: return " configs checks pass in ";
   case MXCTS_A_EQUAL: return " configs path ";
@@ -480,7 +483,7 @@ int mxcts_suite_set_rounds(struct mxcts_suite *s, int rounds) {
 
 static const char *const suite_keys[] = {
     "format", "name", "description", "workload", "params", "profile_params", "configs", "rounds",
-    "k", "alpha", "margin", "timeout", "timed", "requires", "assertions", NULL};
+    "k", "alpha", "margin", "max_contention", "timeout", "timed", "requires", "assertions", NULL};
 
 /* "requires": what the machine and implementation must have; "gpu" is the
  * only requirement so far. */
@@ -529,6 +532,7 @@ static int parse_header(const struct mxcts_jloc *at, json_t *doc, bool check_nam
   if (!rc) rc = mxcts_jget_long(at, doc, "k", false, 1, MXCTS_MAX_ROUNDS, &k);
   if (!rc) rc = mxcts_jget_double(at, doc, "alpha", false, 1e-12, 0.49, &s->alpha);
   if (!rc) rc = mxcts_jget_double(at, doc, "margin", false, -0.999999, 1e6, &s->margin);
+  if (!rc) rc = mxcts_jget_double(at, doc, "max_contention", false, 0, 1000, &s->max_contention);
   if (!rc) rc = mxcts_jget_double(at, doc, "timeout", false, 0.001, 86400, &s->timeout_s);
   if (!rc) rc = mxcts_jget_bool(at, doc, "timed", false, &s->timed);
   if (!rc) rc = parse_requires(at, doc, s);

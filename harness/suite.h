@@ -107,6 +107,8 @@ struct mxcts_assertion {
   struct mxcts_operand *slower, *faster;
   size_t nslower, nfaster;
   double margin;
+  double max_contention;      /* > 0: rounds where a process' contention
+                                 (sched.contention) exceeded it are left out */
   /* checks: every probe check passes, at least min_checks of them */
   long min_checks;
   /* value: the named probe checks are present and pass (or fail) */
@@ -135,6 +137,7 @@ struct mxcts_suite {
   bool k_given;               /* k came from the file (else from alpha) */
   double alpha;
   double margin;              /* default margin of ordering assertions */
+  double max_contention;      /* default of ordering assertions; 0: off */
   double timeout_s;           /* per process */
   bool timed;
   bool needs_gpu;             /* "requires": ["gpu"]: skipped when the

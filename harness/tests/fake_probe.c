@@ -25,6 +25,7 @@
  *                 bad: leave a broken one
  *   FAKE_METRIC_A, FAKE_METRIC_B  numbers reported as metrics.a, metrics.b
  *   FAKE_SLEEP_MS how long the process lives (default 2 ms)
+ *   FAKE_CONTENTION  reported as sched.contention (how busy the machine was)
  *   FAKE_GPUS     workload gpu_count: the count to report (default 0), or
  *                 "crash" (SIGSEGV)
  * The result also records the process' whole environment ("fake_environ")
@@ -200,6 +201,9 @@ int main(int argc, char **argv) {
   leave_trace();
   usleep((useconds_t)(1000 * atof(env_or("FAKE_SLEEP_MS", "2"))));
   json_t *r = result(seed, workload, profile, start);
+  const char *contention = getenv("FAKE_CONTENTION");
+  if (contention && *contention)
+    json_object_set_new(r, "sched", json_pack("{s:f}", "contention", atof(contention)));
   if (strcmp(workload, "gpu_count") == 0) {
     const char *gpus = env_or("FAKE_GPUS", "0");
     if (strcmp(gpus, "crash") == 0) raise(SIGSEGV);

@@ -144,6 +144,44 @@ static const char hung_suite[] =
     " \"assertions\": [{\"id\": \"hang\", \"type\": \"checks\", \"configs\": [\"hang\"]},"
     "  {\"id\": \"ok\", \"type\": \"checks\", \"configs\": [\"ok\"]}]}";
 
+/* An ordering with max_contention: rounds where a process reports more
+ * contention are left out; with too few left the verdict is a skip
+ * ("inconclusive", after a rerun), never a pass and never a failure. */
+static char *contention_suite(const char *slow_contention, const char *fast_ms) {
+  return mxcts_xasprintf(
+      "{\"format\": 1, \"name\": \"busy\", \"workload\": \"fake\", \"rounds\": 10,"
+      " \"configs\": [{\"id\": \"slow\", \"env\": {\"FAKE_MS\": \"2\", \"FAKE_ID\": \"s\","
+      " \"FAKE_NOISE\": \"0.02\", \"FAKE_CONTENTION\": \"%s\"}},"
+      " {\"id\": \"fast\", \"env\": {\"FAKE_MS\": \"%s\", \"FAKE_ID\": \"f\", \"FAKE_NOISE\": \"0.02\","
+      " \"FAKE_CONTENTION\": \"0.1\"}}],"
+      " \"assertions\": [{\"id\": \"order\", \"type\": \"ordering\", \"slower\": [\"slow\"],"
+      " \"faster\": [\"fast\"], \"max_contention\": 0.5}]}",
+      slow_contention, fast_ms);
+}
+
+START_TEST(test_contended_rounds_are_left_out) {
+  struct { const char *slow_contention, *fast_ms, *verdict, *detail; } cases[] = {
+      {"0.2", "1", "pass", NULL},                 /* quiet: judged as usual */
+      {"0.2", "4", "fail", "not slower"},         /* quiet and reversed: a failure */
+      {"1.5", "1", "skip", "inconclusive: only 0 of 10 rounds"}, /* too busy to judge */
+      {"1.5", "4", "skip", "inconclusive"},       /* even reversed: no false verdict either way */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char *dir = hu_tmpdir();
+    char *text = contention_suite(cases[i].slow_contention, cases[i].fast_ms);
+    free(hu_write_suite(dir, "busy", text));
+    free(text);
+    json_t *r = hu_run(dir, 13, 1);
+    assert_verdict(r, "busy/order", cases[i].verdict, cases[i].detail);
+    /* A skip for contention got its rerun first, like a failure. */
+    if (!strcmp(cases[i].verdict, "skip"))
+      ck_assert_ptr_nonnull(json_object_get(hu_assertion(r, "busy/order"), "first_attempt"));
+    json_decref(r);
+    hu_cleanup(dir);
+  }
+}
+END_TEST
+
 /* A suite that needs a GPU: skipped when the implementation reports none,
  * run when it reports one, and run as well when asking failed (its own
  * processes then show what is wrong). */
@@ -606,6 +644,7 @@ int main(void) {
   tcase_add_test(tc, test_plan_order_is_seeded_and_interleaved);
   tcase_add_test(tc, test_plan_round_trip_and_missing_outcomes);
   tcase_add_test(tc, test_gpu_suite_needs_a_gpu);
+  tcase_add_test(tc, test_contended_rounds_are_left_out);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }
