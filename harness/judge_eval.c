@@ -198,8 +198,8 @@ static void judge_pair(const struct mxcts_judging *j, size_t si, const struct mx
   struct mxcts_sign_test t;
   if (n == 0 || k > n) {
     e->inconclusive++;
-    mxcts__eval_note(e, "%s vs %s inconclusive: only %d of %d rounds ran uncontended (run-queue "
-                     "delay at most %g x wall time in both processes), too few for the sign test",
+    mxcts__eval_note(e, "%s vs %s inconclusive: only %d of %d rounds ran uncontended (other work "
+                     "on the machine at most %g cores for both processes), too few for the sign test",
                      slower, faster, n, rounds, a->max_contention);
   } else if (mxcts_sign_test(ratio, n, k, a->margin, &t)) {
     e->verdict = MXCTS_V_ERROR;
