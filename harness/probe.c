@@ -442,6 +442,11 @@ int main(int argc, char **argv) {
   if (!p.failed) w->run(&p);
   add_sched(&p, &m0);
   if (!p.failed) probe_profile_finish(&p);
+  /* Finish as MXNet's frontends do at exit (Python's atexit hook): let the
+   * engine drain and stop before the process unwinds.  MXNet 1.9.1's
+   * ThreadedEngine was seen to abort at exit without it (std::terminate,
+   * once in three CI runs). */
+  if (!p.failed && p.api.MXNotifyShutdown() != 0) probe_fail(&p, "MXNotifyShutdown");
   int rc = write_result(&p, out);
   json_decref(p.result);
   /* Leave the library loaded: its threads may still be winding down. */
