@@ -72,7 +72,8 @@ HARNESS_TESTS = \
 	harness/tests/test_result \
 	harness/tests/test_expect \
 	harness/tests/test_runner \
-	harness/tests/test_report
+	harness/tests/test_report \
+	harness/tests/test_probe
 check_PROGRAMS += $(HARNESS_TESTS)
 TESTS += $(HARNESS_TESTS) harness/tests/test_cli.sh
 EXTRA_DIST += harness/tests/test_cli.sh
@@ -103,6 +104,11 @@ harness_tests_test_report_SOURCES = harness/tests/test_report.c harness/tests/ha
 harness_tests_test_report_CPPFLAGS = $(HARNESS_TEST_CPPFLAGS)
 harness_tests_test_report_CFLAGS = $(HARNESS_TEST_CFLAGS)
 harness_tests_test_report_LDADD = $(HARNESS_TEST_LIBS)
+harness_tests_test_probe_SOURCES = harness/tests/test_probe.c harness/tests/harness_util.c \
+	harness/tests/harness_util.h
+harness_tests_test_probe_CPPFLAGS = $(HARNESS_TEST_CPPFLAGS)
+harness_tests_test_probe_CFLAGS = $(HARNESS_TEST_CFLAGS)
+harness_tests_test_probe_LDADD = $(HARNESS_TEST_LIBS)
 
 # The harness tests alone.
 check-harness:

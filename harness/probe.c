@@ -143,6 +143,7 @@ static void add_sched(struct probe *p, const struct sched_mark *m0) {
     double elsewhere_s = (m1.busy_s - m0->busy_s) - (m1.own_s - m0->own_s);
     json_object_set_new(o, "contention", json_real(elsewhere_s > 0 ? elsewhere_s * 1e3 / wall_ms : 0));
   }
+  json_object_set_new(o, "cpu_ms", json_real((m1.own_s - m0->own_s) * 1e3));
   json_object_set_new(p->result, "sched", o);
 }
 
@@ -421,6 +422,11 @@ int main(int argc, char **argv) {
     return usage_error(&p, out, bad);
   }
   p.dev_type = strcmp(device, "gpu") == 0 ? 2 : 1;
+  const char *pin = probe_param_str(&p, "pin", "none");
+  if (strcmp(pin, "none") != 0 && strcmp(pin, "split") != 0) {
+    snprintf(bad, sizeof bad, "bad --param pin=%s (want none or split)", pin);
+    return usage_error(&p, out, bad);
+  }
   const struct workload *w = NULL;
   for (int i = 0; i < NUM_WORKLOADS && !w; i++)
     if (strcmp(workloads[i].name, p.workload) == 0) w = &workloads[i];

@@ -60,6 +60,11 @@ int probe_profile_begin(struct probe *p, const char *pass);
 int probe_profile_end(struct probe *p, const char *pass);
 int probe_profile_finish(struct probe *p);
 
+/* --param pin=split: put the calling thread on one CPU and the process'
+ * other threads on the rest (probe_pin.c); call before each timed
+ * iteration.  Records "pinning" in the result.  No-op for pin=none. */
+void probe_pin_threads(struct probe *p);
+
 double probe_now_ms(void);
 uint64_t probe_rand(uint64_t *state);
 double probe_uniform(uint64_t *state);

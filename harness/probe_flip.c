@@ -128,6 +128,7 @@ static int run_executor(struct probe *p, bool train) {
     if (!rc && train) rc = probe_profile_end(p, "backward");
   } else {
     for (int i = 0; i < c.iterations && !rc; i++) {
+      probe_pin_threads(p);
       double t0 = probe_now_ms();
       rc = executor_iteration(p, exe, DY, DX, train);
       if (!train && !rc) rc = p->api.MXNDArrayWaitAll() ? probe_fail(p, "MXNDArrayWaitAll") : 0;
@@ -202,6 +203,7 @@ int probe_cachedop_flip_chain(struct probe *p) {
     rc = cachedop_iteration(p, cop, X, DY, GX, "profile");
   } else {
     for (int i = 0; i < c.iterations && !rc; i++) {
+      probe_pin_threads(p);
       double t0 = probe_now_ms();
       rc = cachedop_iteration(p, cop, X, DY, GX, NULL);
       times[i] = probe_now_ms() - t0;
@@ -289,6 +291,7 @@ int probe_imperative_flips(struct probe *p) {
     if (!rc) p->api.MXNDArrayFree(last);
   } else {
     for (int i = 0; i < c.iterations && !rc; i++) {
+      probe_pin_threads(p);
       rc = imperative_run(p, op, X, c.num_ops, &last, &times[i]);
       if (!rc) p->api.MXNDArrayFree(last);
     }

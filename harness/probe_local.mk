@@ -8,7 +8,8 @@ harness_mxcts_probe_SOURCES = \
 	harness/probe_trace.c harness/probe_trace.h \
 	harness/probe_flip.c \
 	harness/probe_engine.c \
-	harness/probe_numerics.c
+	harness/probe_numerics.c \
+	harness/probe_pin.c
 harness_mxcts_probe_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) -I$(top_srcdir)/harness
 harness_mxcts_probe_LDADD = harness/liboracle.la $(JANSSON_LIBS) -ldl -lm
 

@@ -1,0 +1,134 @@
+/*
+ * mxcts-probe's own parameters, against libmxref.so: pin=split places the
+ * threads and says so in the result, pin=none leaves them alone, and a
+ * nonsense value of pin or device is a usage error naming it (exit 2).
+ * Untimed: small workloads, read for their structure only.
+ */
+#include <check.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check_tap.h"
+#include "common.h"
+#include "harness_util.h"
+
+#define PROBE MXCTS_TEST_BUILDDIR "/harness/mxcts-probe"
+#define LIBMXREF MXCTS_TEST_BUILDDIR "/ref/.libs/libmxref.so"
+
+/* Run the probe on imperative_flips (50 flips, 2 timed iterations) with
+ * extra --param arguments; returns its exit status and the result read back
+ * from its --out file (NULL if unreadable). */
+static int run_probe(const char *param1, const char *param2, json_t **result) {
+  char *dir = hu_tmpdir();
+  char *out = mxcts_xasprintf("%s/result.json", dir);
+  const char *argv[24];
+  int n = 0;
+  const char *fixed[] = {PROBE, "--impl", LIBMXREF, "--workload", "imperative_flips",
+                         "--param", "num_ops=50", "--param", "iterations=2",
+                         "--param", "warmup=1", "--param", "bulk=0", "--out", out};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) argv[n++] = fixed[i];
+  const char *extra[] = {param1, param2};
+  for (int i = 0; i < 2; i++)
+    if (extra[i]) {
+      argv[n++] = "--param";
+      argv[n++] = extra[i];
+    }
+  argv[n] = NULL;
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    execv(PROBE, (char *const *)argv);
+    _exit(127);
+  }
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFEXITED(status), "the probe did not exit normally (status %d)", status);
+  *result = json_load_file(out, 0, NULL);
+  free(out);
+  hu_cleanup(dir);
+  return WEXITSTATUS(status);
+}
+
+static const char *str(const json_t *o, const char *key) {
+  const char *s = json_string_value(json_object_get(o, key));
+  return s ? s : "";
+}
+
+static int allowed_cpus(int *first) {
+  cpu_set_t set;
+  ck_assert_int_eq(sched_getaffinity(0, sizeof set, &set), 0);
+  *first = -1;
+  for (int c = 0; c < CPU_SETSIZE && *first < 0; c++)
+    if (CPU_ISSET(c, &set)) *first = c;
+  return CPU_COUNT(&set);
+}
+
+START_TEST(test_pin_split_places_threads) {
+  json_t *r;
+  ck_assert_int_eq(run_probe("pin=split", NULL, &r), 0);
+  ck_assert_ptr_nonnull(r);
+  ck_assert_str_eq(str(r, "status"), "ok");
+  json_t *pin = json_object_get(r, "pinning");
+  ck_assert_msg(json_is_object(pin), "no pinning record in the result");
+  ck_assert_str_eq(str(pin, "mode"), "split");
+  int first, ncpu = allowed_cpus(&first);
+  if (ncpu >= 2) {
+    ck_assert_msg(json_is_true(json_object_get(pin, "applied")), "not applied: %s", str(pin, "why"));
+    ck_assert_int_eq(json_integer_value(json_object_get(pin, "pusher_cpu")), first);
+    /* libmxref's default engine has at least one worker thread */
+    ck_assert_int_ge(json_integer_value(json_object_get(pin, "threads_pinned")), 1);
+  } else {
+    ck_assert(json_is_false(json_object_get(pin, "applied")));
+    ck_assert_str_eq(str(pin, "why"), "fewer than two CPUs allowed");
+  }
+  json_decref(r);
+}
+END_TEST
+
+START_TEST(test_no_pin_no_record) {
+  json_t *r;
+  ck_assert_int_eq(run_probe("pin=none", NULL, &r), 0);
+  ck_assert_ptr_nonnull(r);
+  ck_assert_str_eq(str(r, "status"), "ok");
+  ck_assert_ptr_null(json_object_get(r, "pinning"));
+  json_decref(r);
+}
+END_TEST
+
+START_TEST(test_bad_pin_is_a_usage_error) {
+  json_t *r;
+  ck_assert_int_eq(run_probe("pin=everywhere", NULL, &r), 2);
+  ck_assert_ptr_nonnull(r);
+  ck_assert_str_eq(str(r, "status"), "usage");
+  ck_assert_msg(strstr(str(r, "error"), "pin=everywhere"), "error does not name the value: %s",
+                str(r, "error"));
+  json_decref(r);
+}
+END_TEST
+
+START_TEST(test_bad_device_is_a_usage_error) {
+  json_t *r;
+  ck_assert_int_eq(run_probe("device=tpu", "pin=split", &r), 2);
+  ck_assert_ptr_nonnull(r);
+  ck_assert_str_eq(str(r, "status"), "usage");
+  ck_assert_msg(strstr(str(r, "error"), "device=tpu"), "error does not name the value: %s",
+                str(r, "error"));
+  json_decref(r);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("probe");
+  TCase *tc = tcase_create("params");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_pin_split_places_threads);
+  tcase_add_test(tc, test_no_pin_no_record);
+  tcase_add_test(tc, test_bad_pin_is_a_usage_error);
+  tcase_add_test(tc, test_bad_device_is_a_usage_error);
+  suite_add_tcase(s, tc);
+  return mxr_test_run(s);
+}
