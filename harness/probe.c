@@ -378,6 +378,8 @@ static int usage_error(struct probe *p, const char *out, const char *msg) {
   json_object_set_new(p->result, "status", json_string("usage"));
   json_object_set_new(p->result, "error", json_string(msg));
   write_result(p, out);
+  json_decref(p->result);
+  p->result = NULL;
   return 2;
 }
 
@@ -439,6 +441,7 @@ int main(int argc, char **argv) {
     json_object_set_new(p.result, "status", json_string("error"));
     json_object_set_new(p.result, "error", json_string(err));
     write_result(&p, out);
+    json_decref(p.result);
     return 1;
   }
   add_identity(&p);
