@@ -13,29 +13,11 @@
 
 #include "check_tap.h"
 #include "engine_util.h"
+#include "symbol_util.h"
 #include "mxref/executor.h"
 #include "mxref/symbol.h"
 
 enum { NUM_OPS = 1000, LEN = 10 };
-
-static mxr_symbol *flip_chain(int n) {
-  const mxr_op *op;
-  ck_assert_int_eq(mxr_op_find("flip", &op), 0);
-  const char *k[] = {"axis"}, *v[] = {"0"};
-  mxr_op_params *p;
-  ck_assert_int_eq(mxr_op_params_parse(op, 1, k, v, &p), 0);
-  mxr_symbol *x;
-  ck_assert_int_eq(mxr_symbol_variable("X", &x), 0);
-  for (int i = 0; i < n; i++) {
-    mxr_symbol *f;
-    ck_assert_int_eq(mxr_symbol_atomic(op, p, &f), 0);
-    ck_assert_int_eq(mxr_symbol_compose(f, NULL, 1, NULL, &x), 0);
-    mxr_symbol_free(x);
-    x = f;
-  }
-  mxr_op_params_free(p);
-  return x;
-}
 
 static mxr_ndarray *vector(mxr_engine *eng, const float *data) {
   int64_t shape[] = {LEN};
@@ -94,7 +76,7 @@ static void run_config(int cfg, int engine_cfg, float *out, float *grad, bool ch
   pthread_mutex_init(&log.mu, NULL);
   struct mxr_engine_hooks hooks = {&log, log_op, NULL};
   mxr_engine_set_hooks(eng, &hooks);
-  mxr_symbol *sym = flip_chain(NUM_OPS);
+  mxr_symbol *sym = tu_flip_chain(NUM_OPS);
   float x[LEN], dy[LEN];
   for (int i = 0; i < LEN; i++) {
     x[i] = (float)(i * 0.5 - 2);
@@ -181,7 +163,7 @@ END_TEST
 
 START_TEST(test_inference_is_one_segment) {
   mxr_engine *eng = tu_engine(5);
-  mxr_symbol *sym = flip_chain(7);
+  mxr_symbol *sym = tu_flip_chain(7);
   float x[LEN] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, y[LEN];
   mxr_ndarray *X = vector(eng, x);
   struct mxr_exec_opts o = {.engine = eng, .bulk_train = true, .bulk_inference = true,
@@ -214,7 +196,7 @@ END_TEST
 
 START_TEST(test_grad_req_add_accumulates) {
   mxr_engine *eng = tu_engine(4);
-  mxr_symbol *sym = flip_chain(3);
+  mxr_symbol *sym = tu_flip_chain(3);
   float x[LEN], dy[LEN], g[LEN], start[LEN];
   for (int i = 0; i < LEN; i++) {
     x[i] = (float)i;
@@ -246,7 +228,7 @@ END_TEST
 
 START_TEST(test_bind_errors) {
   mxr_engine *eng = tu_engine(4);
-  mxr_symbol *sym = flip_chain(2);
+  mxr_symbol *sym = tu_flip_chain(2);
   mxr_ndarray *X = vector(eng, NULL);
   struct mxr_exec_opts o = {.engine = eng};
   mxr_executor *ex;
@@ -288,7 +270,7 @@ END_TEST
 
 START_TEST(test_free_with_pending_work) {
   mxr_engine *eng = tu_engine(5);
-  mxr_symbol *sym = flip_chain(50);
+  mxr_symbol *sym = tu_flip_chain(50);
   mxr_ndarray *X = vector(eng, NULL);
   struct mxr_exec_opts o = {.engine = eng, .bulk_inference = true};
   mxr_executor *ex;
@@ -306,7 +288,7 @@ END_TEST
  * arrays are reused, one per value when sharing is off; results agree. */
 START_TEST(test_memory_plan_reuses_arrays) {
   mxr_engine *eng = tu_engine(5);
-  mxr_symbol *sym = flip_chain(101);
+  mxr_symbol *sym = tu_flip_chain(101);
   float x[LEN], dy[LEN], y[2][LEN], g[2][LEN];
   for (int i = 0; i < LEN; i++) {
     x[i] = (float)(i * i);
@@ -354,7 +336,7 @@ END_TEST
  * forward parameters it knows. */
 START_TEST(test_gradient_through_scalar_op) {
   mxr_engine *eng = tu_engine(4);
-  mxr_symbol *x = flip_chain(1);
+  mxr_symbol *x = tu_flip_chain(1);
   const mxr_op *op;
   ck_assert_int_eq(mxr_op_find("_plus_scalar", &op), 0);
   const char *k[] = {"scalar"}, *v[] = {"2"};

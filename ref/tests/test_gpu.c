@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "mxref/imperative.h"
 #include "mxref/mxref.h"
 #include "mxref/symbol.h"
+#include "symbol_util.h"
 
 /* Engine options with the CUDA driver, for each engine type. */
 static mxr_engine *gpu_engine(int type, int nstreams) {
@@ -240,26 +242,117 @@ START_TEST(gpu_op_parity) {
 }
 END_TEST
 
-/* --------------------------------------------- executor: the flip chain */
+/* --------------------------------------------- matrix products (cuBLAS) */
 
-static mxr_symbol *flip_chain(int n) {
-  const mxr_op *op;
-  ck_assert_int_eq(mxr_op_find("flip", &op), 0);
-  const char *k[] = {"axis"}, *v[] = {"0"};
-  mxr_op_params *p;
-  ck_assert_int_eq(mxr_op_params_parse(op, 1, k, v, &p), 0);
-  mxr_symbol *x;
-  ck_assert_int_eq(mxr_symbol_variable("X", &x), 0);
-  for (int i = 0; i < n; i++) {
-    mxr_symbol *f;
-    ck_assert_int_eq(mxr_symbol_atomic(op, p, &f), 0);
-    ck_assert_int_eq(mxr_symbol_compose(f, NULL, 1, NULL, &x), 0);
-    mxr_symbol_free(x);
-    x = f;
-  }
-  mxr_op_params_free(p);
-  return x;
+/* dot and FullyConnected, forward and backward, on the CPU (OpenBLAS) and
+ * on gpu(0) (cuBLAS) with the same random inputs.  The summation orders
+ * differ, so float32 agrees to about 1e-6 here (k <= 300, values in
+ * [-1, 1]); the tolerance of 1e-4 is loose for that but tight enough that
+ * TF32 math (a 10-bit mantissa: errors near 1e-3 at these sizes) fails it,
+ * which checks that float32 is full FP32 by default. */
+struct mm_case {
+  const char *op;
+  const char *keys[3], *vals[3];
+  int nparams, nin, dtype;
+  int ndim[4];
+  int64_t shape[4][4];
+};
+
+static const struct mm_case mm_cases[] = {
+    {"dot", {NULL}, {NULL}, 0, 2, MXR_FLOAT32, {2, 2}, {{33, 257}, {257, 17}}},
+    {"dot", {"transpose_a", "transpose_b"}, {"True", "True"}, 2, 2, MXR_FLOAT32, {2, 2},
+     {{300, 5}, {7, 300}}},
+    {"dot", {NULL}, {NULL}, 0, 2, MXR_FLOAT64, {1, 1}, {{1000}, {1000}}},
+    {"dot", {"transpose_b"}, {"True"}, 1, 2, MXR_FLOAT64, {3, 2}, {{2, 3, 40}, {9, 40}}},
+    {"_backward_dot", {NULL}, {NULL}, 0, 3, MXR_FLOAT32, {2, 2, 2}, {{16, 8}, {16, 100}, {100, 8}}},
+    {"_backward_dot", {"transpose_a"}, {"True"}, 1, 3, MXR_FLOAT64, {2, 2, 2},
+     {{16, 8}, {100, 16}, {100, 8}}},
+    {"_backward_dot", {NULL}, {NULL}, 0, 3, MXR_FLOAT32, {1, 1, 1}, {{1}, {64}, {64}}},
+    {"FullyConnected", {"num_hidden"}, {"24"}, 1, 3, MXR_FLOAT32, {2, 2, 1},
+     {{32, 256}, {24, 256}, {24}}},
+    {"FullyConnected", {"num_hidden", "no_bias"}, {"5", "True"}, 2, 2, MXR_FLOAT64, {4, 2},
+     {{2, 3, 4, 5}, {5, 60}}},
+    {"FullyConnected", {"num_hidden", "flatten"}, {"6", "False"}, 2, 3, MXR_FLOAT32, {3, 2, 1},
+     {{2, 3, 50}, {6, 50}, {6}}},
+    {"_backward_FullyConnected", {"num_hidden"}, {"24"}, 1, 4, MXR_FLOAT32, {2, 2, 2, 1},
+     {{32, 24}, {32, 256}, {24, 256}, {24}}},
+    {"_backward_FullyConnected", {"num_hidden", "no_bias"}, {"5", "True"}, 2, 3, MXR_FLOAT64,
+     {2, 2, 2}, {{9, 5}, {9, 60}, {5, 60}}},
+};
+#define NUM_MM ((int)(sizeof mm_cases / sizeof mm_cases[0]))
+
+static int64_t mm_size(const struct mm_case *c, int i) {
+  int64_t n = 1;
+  for (int d = 0; d < c->ndim[i]; d++) n *= c->shape[i][d];
+  return n;
 }
+
+/* Run the case on ctx with inputs[]; its outputs go to fresh host buffers
+ * in outs[] (returned: how many), their element counts to sizes[]. */
+static int mm_run(struct mxr_context ctx, const struct mm_case *c, void *const *inputs,
+                  void **outs, int64_t *sizes) {
+  const mxr_op *op;
+  ck_assert_int_eq(mxr_op_find(c->op, &op), 0);
+  mxr_op_params *p;
+  ck_assert_int_eq(mxr_op_params_parse(op, c->nparams, c->keys, c->vals, &p), 0);
+  mxr_engine *eng;
+  ck_assert_int_eq(mxr_engine_default(&eng), 0);
+  mxr_ndarray *in[4];
+  for (int i = 0; i < c->nin; i++) {
+    ck_assert_int_eq(mxr_ndarray_create(eng, c->shape[i], c->ndim[i], ctx, c->dtype, 0, &in[i]), 0);
+    ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(in[i], inputs[i], (size_t)mm_size(c, i)), 0);
+  }
+  int nout = 0;
+  mxr_ndarray *out[4];
+  ck_assert_msg(mxr_imperative_invoke(op, p, c->nin, in, &nout, out) == 0, "%s on %s: %s", c->op,
+                mxr_context_is_cpu(ctx) ? "cpu" : "gpu", mxr_last_error());
+  for (int o = 0; o < nout; o++) {
+    sizes[o] = mxr_ndarray_size(out[o]);
+    outs[o] = malloc((size_t)sizes[o] * mxr_dtype_size(c->dtype) + 1);
+    ck_assert_msg(mxr_ndarray_sync_copy_to_cpu(out[o], outs[o], (size_t)sizes[o]) == 0, "%s",
+                  mxr_last_error());
+    mxr_ndarray_free(out[o]);
+  }
+  for (int i = 0; i < c->nin; i++) mxr_ndarray_free(in[i]);
+  mxr_op_params_free(p);
+  return nout;
+}
+
+START_TEST(gpu_matmul_parity) {
+  const struct mm_case *c = &mm_cases[_i];
+  void *inputs[4] = {NULL};
+  uint64_t seed = 0x9e3779b97f4a7c15ull + (uint64_t)_i;
+  for (int i = 0; i < c->nin; i++) {
+    int64_t n = mm_size(c, i);
+    inputs[i] = malloc((size_t)n * mxr_dtype_size(c->dtype));
+    for (int64_t k = 0; k < n; k++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      double v = (double)(seed >> 11) / 9007199254740992.0 * 2 - 1;
+      if (c->dtype == MXR_FLOAT32) ((float *)inputs[i])[k] = (float)v;
+      else ((double *)inputs[i])[k] = v;
+    }
+  }
+  void *want[4], *got[4];
+  int64_t nw[4], ng[4];
+  int nout = mm_run(mxr_cpu(0), c, inputs, want, nw);
+  ck_assert_int_eq(mm_run(mxr_gpu(0), c, inputs, got, ng), nout);
+  const double tol = c->dtype == MXR_FLOAT32 ? 1e-4 : 1e-10;
+  for (int o = 0; o < nout; o++) {
+    ck_assert_int_eq(ng[o], nw[o]);
+    for (int64_t k = 0; k < nw[o]; k++) {
+      double w = c->dtype == MXR_FLOAT32 ? ((float *)want[o])[k] : ((double *)want[o])[k];
+      double g = c->dtype == MXR_FLOAT32 ? ((float *)got[o])[k] : ((double *)got[o])[k];
+      ck_assert_msg(fabs(w - g) <= tol * (1 + fabs(w)), "%s case %d output %d element %lld: cpu %.17g gpu %.17g",
+                    c->op, _i, o, (long long)k, w, g);
+    }
+    free(want[o]);
+    free(got[o]);
+  }
+  for (int i = 0; i < c->nin; i++) free(inputs[i]);
+}
+END_TEST
+
+/* --------------------------------------------- executor: the flip chain */
 
 /* The seed workload on the GPU, unbulked and bulked: 101 flips reverse X,
  * the gradient is the reversed head gradient; segment counts as planned. */
@@ -279,7 +372,7 @@ START_TEST(gpu_executor_flip_chain) {
   ck_assert_int_eq(mxr_ndarray_create(eng, shape, 1, mxr_gpu(0), MXR_FLOAT32, 0, &DY), 0);
   ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(X, x, LEN), 0);
   ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(DY, dy, LEN), 0);
-  mxr_symbol *sym = flip_chain(OPS);
+  mxr_symbol *sym = tu_flip_chain(OPS);
   for (int k = 0; k < 2; k++) {
     int req = MXR_GRAD_WRITE;
     struct mxr_exec_opts o = {.engine = eng, .bulk_train = true, .bulk_inference = true,
@@ -324,6 +417,7 @@ static Suite *gpu_suite(void) {
   tcase_add_loop_test(tc, gpu_copy_round_trip, 0, NUM_ENGINE_TYPES);
   tcase_add_loop_test(tc, gpu_ops_get_streams, 0, NUM_ENGINE_TYPES);
   tcase_add_loop_test(tc, gpu_op_parity, 0, NUM_PARITY);
+  tcase_add_loop_test(tc, gpu_matmul_parity, 0, NUM_MM);
   tcase_add_test(tc, gpu_executor_flip_chain);
   suite_add_tcase(s, tc);
   return s;

@@ -68,6 +68,7 @@ struct mxr_config {
   /* GPU math */
   int cudnn_autotune_default;    /* MXNET_CUDNN_AUTOTUNE_DEFAULT: 0 off, 1 limited, 2 fastest */
   bool cuda_allow_tensor_core;   /* MXNET_CUDA_ALLOW_TENSOR_CORE */
+  bool cuda_tensor_op_math_allow_conversion; /* MXNET_CUDA_TENSOR_OP_MATH_ALLOW_CONVERSION */
   bool enable_cuda_graphs;       /* MXNET_ENABLE_CUDA_GRAPHS */
 };
 

@@ -173,6 +173,10 @@ static const struct env_row rows[] = {
               "algorithm within a workspace limit, 2 pick the fastest algorithm."),
     BOOL_VAR("MXNET_CUDA_ALLOW_TENSOR_CORE", cuda_allow_tensor_core, "1",
              "Allow cuBLAS and cuDNN to use Tensor Core math where the GPU has it."),
+    BOOL_VAR("MXNET_CUDA_TENSOR_OP_MATH_ALLOW_CONVERSION", cuda_tensor_op_math_allow_conversion, "0",
+             "Let float32 matrix products and convolutions round their inputs to TF32 to "
+             "use Tensor Cores (needs MXNET_CUDA_ALLOW_TENSOR_CORE too). Off: float32 "
+             "math stays full FP32."),
     BOOL_VAR("MXNET_ENABLE_CUDA_GRAPHS", enable_cuda_graphs, "0",
              "Capture static GPU work into CUDA graphs and replay them to cut kernel "
              "launch overhead."),

@@ -18,10 +18,14 @@
 
 #include <cstdlib>
 
+#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "device/cublas_check.h"
 #include "device/cuda_check.h"
+#include "device/cuda_worker.h"
 #include "device/device_internal.h"
+#include "mxref/config.h"
 #include "mxref/device.h"
 #include "mxref/engine.h"
 
@@ -33,6 +37,7 @@ struct WorkerStreams {
   cudaStream_t main;
   cudaStream_t aux;
   cudaEvent_t aux_done; /* recorded on aux, waited for on main */
+  cublasHandle_t blas;  /* on main; created by the first op that needs it */
 };
 
 int device_count(void *) { return mxr_gpu_count(); }
@@ -40,6 +45,7 @@ int device_count(void *) { return mxr_gpu_count(); }
 void destroy_streams(WorkerStreams *w) {
   /* Everything queued has finished: the engine stops a pool only after its
    * ops completed, and each op waited for its streams in op_finish. */
+  if (w->blas) (void)MXR_CUBLAS_CHECK(cublasDestroy(w->blas));
   if (w->aux_done) (void)MXR_CUDA_CHECK(cudaEventDestroy(w->aux_done));
   if (w->aux) (void)MXR_CUDA_CHECK(cudaStreamDestroy(w->aux));
   if (w->main) (void)MXR_CUDA_CHECK(cudaStreamDestroy(w->main));
@@ -94,6 +100,70 @@ const struct mxr_device_driver cuda_driver = {
     nullptr, device_count, worker_start, worker_stop, op_finish,
 };
 
+/* A cuBLAS handle on `stream` (NULL: the legacy default stream) with the
+ * math mode of mxr__gpu_tf32_allowed(), for the current device. */
+int create_blas(cudaStream_t stream, cublasHandle_t *out) {
+  cublasHandle_t h;
+  MXR_CUBLAS_CALL(cublasCreate(&h));
+  cublasMath_t mode = mxr__gpu_tf32_allowed() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
+  if (MXR_CUBLAS_CHECK(cublasSetStream(h, stream)) != CUBLAS_STATUS_SUCCESS ||
+      MXR_CUBLAS_CHECK(cublasSetMathMode(h, mode)) != CUBLAS_STATUS_SUCCESS) {
+    (void)cublasDestroy(h);
+    return MXR_ECUDA;
+  }
+  *out = h;
+  return 0;
+}
+
+/* Handles of ops run outside a GPU worker, per thread and device.  Destroyed
+ * when the thread ends; a failure then has no one to report to. */
+struct InlineHandles {
+  cublasHandle_t h[MXR_MAX_DEVICES] = {};
+  ~InlineHandles() {
+    for (cublasHandle_t x : h)
+      if (x) (void)cublasDestroy(x);
+  }
+};
+
+thread_local InlineHandles inline_handles;
+
+int inline_blas(int dev_id, void **handle) {
+  if (dev_id < 0 || dev_id >= MXR_MAX_DEVICES)
+    return mxr_set_error(MXR_EINVAL, "cuBLAS: no such device gpu(%d)", dev_id);
+  MXR_CUDA_CALL(cudaSetDevice(dev_id));
+  cublasHandle_t &h = inline_handles.h[dev_id];
+  if (!h) {
+    int st = create_blas(nullptr, &h);
+    if (st) return st;
+  }
+  *handle = h;
+  return 0;
+}
+
 }  // namespace
 
 extern "C" const struct mxr_device_driver *mxr__cuda_driver(void) { return &cuda_driver; }
+
+extern "C" bool mxr__gpu_tf32_allowed(void) {
+  const struct mxr_config *c = mxr_config_get();
+  return c->cuda_allow_tensor_core && c->cuda_tensor_op_math_allow_conversion;
+}
+
+extern "C" int mxr__cuda_blas_handle(const struct mxr_run_ctx *run, void **handle) {
+  WorkerStreams *w = run ? static_cast<WorkerStreams *>(run->driver_data) : nullptr;
+  if (!w) {
+    int dev = 0;
+    if (run) {
+      dev = run->ctx.dev_id;
+    } else {
+      MXR_CUDA_CALL(cudaGetDevice(&dev));
+    }
+    return inline_blas(dev, handle);
+  }
+  if (!w->blas) {
+    int st = create_blas(w->main, &w->blas);
+    if (st) return st;
+  }
+  *handle = w->blas;
+  return 0;
+}

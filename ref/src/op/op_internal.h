@@ -88,6 +88,12 @@ struct mxr_op_ctx {
   size_t workspace_size;
 };
 
+/* The stream a GPU forward queues on: its worker's, or NULL (the legacy
+ * default stream, waited for by the launcher) in a direct call. */
+static inline void *mxr__op_stream(const struct mxr_op_ctx *ctx) {
+  return ctx->run ? ctx->run->stream : NULL;
+}
+
 typedef int (*mxr_fcompute)(const struct mxr_op_ctx *ctx, const void *params,
                             const struct mxr_tensor *in, int nin, const int *req,
                             struct mxr_tensor *out, int nout, struct mxr_tensor *aux,

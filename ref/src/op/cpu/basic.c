@@ -10,12 +10,6 @@
 #include "op/gpu/launch.h"
 #include "op/op_internal.h"
 
-/* The stream a GPU forward queues on: its worker's, or NULL (the default
- * stream, waited for by the launcher) in a direct call. */
-#ifdef MXR_HAVE_CUDA
-static void *stream_of(const struct mxr_op_ctx *ctx) { return ctx->run ? ctx->run->stream : NULL; }
-#endif
-
 /* ------------------------------------------------------------- reverse */
 
 struct reverse_params {
@@ -136,7 +130,7 @@ static int reverse_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
   bool flip[MXR_MAX_NDIM];
   int st = resolve_axes(&((const struct reverse_params *)params)->axis, in[0].shape.ndim, flip);
   if (st) return st;
-  return mxr__gpu_reverse(stream_of(ctx), in[0].data, out[0].data, in[0].dtype, in[0].shape.ndim,
+  return mxr__gpu_reverse(mxr__op_stream(ctx), in[0].data, out[0].data, in[0].dtype, in[0].shape.ndim,
                           in[0].shape.dim, flip, req[0]);
 }
 #endif
@@ -217,7 +211,7 @@ static int copy_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
   (void)nout;
   (void)aux;
   (void)naux;
-  return mxr__gpu_copy(stream_of(ctx), in[0].data, out[0].data, in[0].dtype,
+  return mxr__gpu_copy(mxr__op_stream(ctx), in[0].data, out[0].data, in[0].dtype,
                        mxr_tensor_size(&in[0]), req[0]);
 }
 #endif
@@ -369,30 +363,25 @@ static int ones_forward(const struct mxr_op_ctx *ctx, const void *params,
 }
 
 #ifdef MXR_HAVE_CUDA
+/* Both fills ignore their inputs and params; only the value differs. */
+static int fill_output_gpu(const struct mxr_op_ctx *ctx, const int *req, struct mxr_tensor *out,
+                           double value) {
+  return mxr__gpu_fill(mxr__op_stream(ctx), out[0].data, out[0].dtype, mxr_tensor_size(&out[0]), req[0],
+                       value);
+}
+
 static int zeros_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
                              const struct mxr_tensor *in, int nin, const int *req,
                              struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
-  (void)params;
-  (void)in;
-  (void)nin;
-  (void)nout;
-  (void)aux;
-  (void)naux;
-  return mxr__gpu_fill(stream_of(ctx), out[0].data, out[0].dtype, mxr_tensor_size(&out[0]), req[0],
-                       0.0);
+  (void)params, (void)in, (void)nin, (void)nout, (void)aux, (void)naux;
+  return fill_output_gpu(ctx, req, out, 0.0);
 }
 
 static int ones_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
                             const struct mxr_tensor *in, int nin, const int *req,
                             struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
-  (void)params;
-  (void)in;
-  (void)nin;
-  (void)nout;
-  (void)aux;
-  (void)naux;
-  return mxr__gpu_fill(stream_of(ctx), out[0].data, out[0].dtype, mxr_tensor_size(&out[0]), req[0],
-                       1.0);
+  (void)params, (void)in, (void)nin, (void)nout, (void)aux, (void)naux;
+  return fill_output_gpu(ctx, req, out, 1.0);
 }
 #endif
 
@@ -491,7 +480,7 @@ static int add_n_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
   const void *ptrs[256];
   if (nin > 256) return mxr_set_error(MXR_EINVAL, "add_n (GPU): %d inputs; at most 256", nin);
   for (int i = 0; i < nin; i++) ptrs[i] = in[i].data;
-  return mxr__gpu_add_n(stream_of(ctx), ptrs, nin, out[0].data, out[0].dtype,
+  return mxr__gpu_add_n(mxr__op_stream(ctx), ptrs, nin, out[0].data, out[0].dtype,
                         mxr_tensor_size(&out[0]), req[0]);
 }
 #endif

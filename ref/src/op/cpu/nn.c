@@ -17,11 +17,14 @@
  *    the backward op multiplies by the mask and needs no per-node state.
  *  - Every output honours its req; MXNet ignores req=add in some places.
  */
+#include "config.h"
+
 #include <cblas.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
 
+#include "op/gpu/launch.h"
 #include "op/op_internal.h"
 
 #define F32_F64 ((1u << MXR_FLOAT32) | (1u << MXR_FLOAT64))
@@ -155,16 +158,25 @@ SHAPE_FN(fc_shape) {
   return mxr__shape_assign(&out[0], &o, "output");
 }
 
+/* data as m x k, and a check that the weight is num_hidden x k. */
+static int fc_forward_dims(const struct fc_params *p, const struct mxr_tensor *in, int64_t *m,
+                           int64_t *k) {
+  fc_dims(p, &in[0].shape, m, k);
+  int64_t n = p->num_hidden;
+  if (mxr_tensor_size(&in[1]) != n * *k)
+    return mxr_set_error(MXR_EINVAL, "FullyConnected: weight has %lld elements, expected %lld",
+                         (long long)mxr_tensor_size(&in[1]), (long long)(n * *k));
+  return 0;
+}
+
 KERNEL(fc_forward) {
   KERNEL_ARGS_MAYBE_UNUSED;
   const struct fc_params *p = params;
   if (req[0] == MXR_REQ_NULL) return 0;
   int64_t m, k, n = p->num_hidden;
-  fc_dims(p, &in[0].shape, &m, &k);
-  if (mxr_tensor_size(&in[1]) != n * k)
-    return mxr_set_error(MXR_EINVAL, "FullyConnected: weight has %lld elements, expected %lld",
-                         (long long)mxr_tensor_size(&in[1]), (long long)(n * k));
-  int st = gemm("FullyConnected", in[0].dtype, false, true, m, n, k, in[0].data, in[1].data,
+  int st = fc_forward_dims(p, in, &m, &k);
+  if (st) return st;
+  st = gemm("FullyConnected", in[0].dtype, false, true, m, n, k, in[0].data, in[1].data,
                 req[0] == MXR_REQ_ADD, out[0].data);
   if (st || p->no_bias) return st;
   for (int64_t i = 0; i < m; i++)
@@ -207,6 +219,42 @@ static int grads_like_inputs(struct mxr_shape *in, int first, struct mxr_shape *
   return 0;
 }
 
+#ifdef MXR_HAVE_CUDA
+/* The same products through cuBLAS on the worker's stream; the bias row is
+ * added, and its gradient summed, by small kernels on that stream. */
+KERNEL(fc_forward_gpu) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  const struct fc_params *p = params;
+  if (req[0] == MXR_REQ_NULL) return 0;
+  int64_t m, k, n = p->num_hidden;
+  int st = fc_forward_dims(p, in, &m, &k);
+  if (!st)
+    st = mxr__gpu_gemm(ctx->run, in[0].dtype, false, true, m, n, k, in[0].data, k, in[1].data, k,
+                       req[0], out[0].data);
+  if (st || p->no_bias) return st;
+  return mxr__gpu_add_row(mxr__op_stream(ctx), out[0].data, in[2].data, m, n, in[0].dtype);
+}
+
+KERNEL(fc_backward_gpu) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  const struct fc_params *p = params;
+  const struct mxr_tensor *dy = &in[0], *x = &in[1], *w = &in[2];
+  int64_t m, k, n = p->num_hidden;
+  fc_dims(p, &x->shape, &m, &k);
+  int dt = dy->dtype;
+  /* the weight gradient first, as on the CPU: the data gradient may share
+   * the data's memory */
+  int st = mxr__gpu_gemm(ctx->run, dt, true, false, n, k, m, dy->data, n, x->data, k, req[1],
+                         out[1].data);
+  if (!st && !p->no_bias)
+    st = mxr__gpu_column_sums(mxr__op_stream(ctx), dy->data, out[2].data, m, n, dt, req[2]);
+  if (!st)
+    st = mxr__gpu_gemm(ctx->run, dt, false, false, m, k, n, dy->data, n, w->data, k, req[0],
+                       out[0].data);
+  return st;
+}
+#endif
+
 SHAPE_FN(fc_bwd_shape) {
   SHAPE_ARGS_MAYBE_UNUSED;
   return grads_like_inputs(in, 1, out, nout);
@@ -226,6 +274,7 @@ static const struct mxr_op op_fc = {
     .infer_shape = fc_shape,
     .dtypes = F32_F64,
     .forward_cpu = fc_forward,
+    .forward_gpu = MXR_GPU_FORWARD(fc_forward_gpu),
     .backward = "_backward_FullyConnected",
     .grad_flags = MXR_GRAD_USE_INPUTS,
 };
@@ -243,6 +292,7 @@ static const struct mxr_op op_fc_backward = {
     .infer_shape = fc_bwd_shape,
     .dtypes = F32_F64,
     .forward_cpu = fc_backward,
+    .forward_gpu = MXR_GPU_FORWARD(fc_backward_gpu),
     .inplace = {{1, 0}},
     .num_inplace = 1,
 };

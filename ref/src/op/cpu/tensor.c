@@ -11,6 +11,8 @@
  * lives in a separate op, _backward_transpose.  Concat, softmax and
  * log_softmax are in tensor_2.c.
  */
+#include "config.h"
+
 #include <cblas.h>
 #include <limits.h>
 #include <math.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "op/cpu/tensor_common.h"
+#include "op/gpu/launch.h"
 
 static const char *const data_input[] = {"data"};
 static const char *const ograd_input[] = {"ograd"};
@@ -295,59 +298,105 @@ static void gemm(int dt, bool ta, bool tb, int64_t M, int64_t N, int64_t K, cons
                 B, (blasint)ldb, req == MXR_REQ_ADD ? 1.0f : 0.0f, C, (blasint)N);
 }
 
-static int dot_forward(const struct mxr_op_ctx *ctx, const void *params, const struct mxr_tensor *in,
-                       int nin, const int *req, struct mxr_tensor *out, int nout,
-                       struct mxr_tensor *aux, int naux) {
-  UNUSED_KERNEL_ARGS;
-  const struct dot_params *p = params;
+/* C (req)= op(A) op(B) on the op's device: OpenBLAS on the CPU, cuBLAS on
+ * the worker's stream on a GPU. */
+static int matmul(const struct mxr_op_ctx *ctx, bool gpu, int dt, bool ta, bool tb, int64_t M,
+                  int64_t N, int64_t K, const void *A, int64_t lda, const void *B, int64_t ldb,
+                  int req, void *C) {
+#ifdef MXR_HAVE_CUDA
+  if (gpu) return mxr__gpu_gemm(ctx->run, dt, ta, tb, M, N, K, A, lda, B, ldb, req, C);
+#else
+  (void)ctx, (void)gpu;
+#endif
+  gemm(dt, ta, tb, M, N, K, A, lda, B, ldb, req, C);
+  return 0;
+}
+
+static int dot_forward_on(bool gpu, const struct mxr_op_ctx *ctx, const struct dot_params *p,
+                          const struct mxr_tensor *in, const int *req, struct mxr_tensor *out) {
   struct dot_plan pl;
   int st_ = dot_plan(p, &in[0].shape, &in[1].shape, &pl);
   if (st_ || req[0] == MXR_REQ_NULL) return st_;
   const int dt = in[0].dtype;
-  if (pl.vec) {
+  if (pl.vec && !gpu) {
     double v = dt == MXR_FLOAT64 ? cblas_ddot((blasint)pl.k, in[0].data, 1, in[1].data, 1)
                                  : cblas_sdot((blasint)pl.k, in[0].data, 1, in[1].data, 1);
     st(out[0].data, dt, 0, req[0], v);
     return 0;
   }
-  gemm(dt, p->transpose_a, p->transpose_b, pl.m, pl.n, pl.k, in[0].data,
-       p->transpose_a ? pl.m : pl.k, in[1].data, p->transpose_b ? pl.k : pl.n, req[0], out[0].data);
+  /* (two vectors on a GPU: a 1 x k by k x 1 product, pl.m = pl.n = 1) */
+  return matmul(ctx, gpu, dt, p->transpose_a, p->transpose_b, pl.m, pl.n, pl.k, in[0].data,
+                p->transpose_a ? pl.m : pl.k, in[1].data, p->transpose_b ? pl.k : pl.n, req[0],
+                out[0].data);
+}
+
+static int dot_forward(const struct mxr_op_ctx *ctx, const void *params, const struct mxr_tensor *in,
+                       int nin, const int *req, struct mxr_tensor *out, int nout,
+                       struct mxr_tensor *aux, int naux) {
+  UNUSED_KERNEL_ARGS;
+  return dot_forward_on(false, ctx, params, in, req, out);
+}
+
+/* The gradients of two vectors: dA = g B, dB = g A. */
+static int dot_vec_backward(bool gpu, const struct mxr_op_ctx *ctx, int dt, int64_t k,
+                            const void *G, const void *A, const void *B, const int *req,
+                            struct mxr_tensor *out) {
+  if (gpu) { /* k x 1 by 1 x 1 products */
+    int s = matmul(ctx, true, dt, false, false, k, 1, 1, B, 1, G, 1, req[0], out[0].data);
+    return s ? s : matmul(ctx, true, dt, false, false, k, 1, 1, A, 1, G, 1, req[1], out[1].data);
+  }
+  double g = ld(G, dt, 0);
+  for (int64_t i = 0; i < k; i++) {
+    st(out[0].data, dt, i, req[0], g * ld(B, dt, i));
+    st(out[1].data, dt, i, req[1], g * ld(A, dt, i));
+  }
   return 0;
 }
 
 /* With C = op(A) op(B) and G = dC:
  *   dA = G op(B)^T   (transpose_a: dA = op(B) G^T)
  *   dB = op(A)^T G   (transpose_b: dB = G^T op(A)) */
-static int dot_backward(const struct mxr_op_ctx *ctx, const void *params, const struct mxr_tensor *in,
-                        int nin, const int *req, struct mxr_tensor *out, int nout,
-                        struct mxr_tensor *aux, int naux) {
-  UNUSED_KERNEL_ARGS;
-  const struct dot_params *p = params;
+static int dot_backward_on(bool gpu, const struct mxr_op_ctx *ctx, const struct dot_params *p,
+                           const struct mxr_tensor *in, const int *req, struct mxr_tensor *out) {
   const bool ta = p->transpose_a, tb = p->transpose_b;
   struct dot_plan pl;
   int st_ = dot_plan(p, &in[1].shape, &in[2].shape, &pl);
   if (st_) return st_;
   const int dt = in[0].dtype;
   const void *G = in[0].data, *A = in[1].data, *B = in[2].data;
-  if (pl.vec) {
-    double g = ld(G, dt, 0);
-    for (int64_t i = 0; i < pl.k; i++) {
-      st(out[0].data, dt, i, req[0], g * ld(B, dt, i));
-      st(out[1].data, dt, i, req[1], g * ld(A, dt, i));
-    }
-    return 0;
-  }
+  if (pl.vec) return dot_vec_backward(gpu, ctx, dt, pl.k, G, A, B, req, out);
   const int64_t m = pl.m, n = pl.n, k = pl.k, lda = ta ? m : k, ldb = tb ? k : n;
   if (!ta)
-    gemm(dt, false, !tb, m, k, n, G, n, B, ldb, req[0], out[0].data);
+    st_ = matmul(ctx, gpu, dt, false, !tb, m, k, n, G, n, B, ldb, req[0], out[0].data);
   else
-    gemm(dt, tb, true, k, m, n, B, ldb, G, n, req[0], out[0].data);
-  if (!tb)
-    gemm(dt, !ta, false, k, n, m, A, lda, G, n, req[1], out[1].data);
-  else
-    gemm(dt, true, ta, n, k, m, G, n, A, lda, req[1], out[1].data);
-  return 0;
+    st_ = matmul(ctx, gpu, dt, tb, true, k, m, n, B, ldb, G, n, req[0], out[0].data);
+  if (st_) return st_;
+  if (!tb) return matmul(ctx, gpu, dt, !ta, false, k, n, m, A, lda, G, n, req[1], out[1].data);
+  return matmul(ctx, gpu, dt, true, ta, n, k, m, G, n, A, lda, req[1], out[1].data);
 }
+
+static int dot_backward(const struct mxr_op_ctx *ctx, const void *params, const struct mxr_tensor *in,
+                        int nin, const int *req, struct mxr_tensor *out, int nout,
+                        struct mxr_tensor *aux, int naux) {
+  UNUSED_KERNEL_ARGS;
+  return dot_backward_on(false, ctx, params, in, req, out);
+}
+
+#ifdef MXR_HAVE_CUDA
+static int dot_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                           const struct mxr_tensor *in, int nin, const int *req,
+                           struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  UNUSED_KERNEL_ARGS;
+  return dot_forward_on(true, ctx, params, in, req, out);
+}
+
+static int dot_backward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                            const struct mxr_tensor *in, int nin, const int *req,
+                            struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  UNUSED_KERNEL_ARGS;
+  return dot_backward_on(true, ctx, params, in, req, out);
+}
+#endif
 
 static const char *const dot_inputs[] = {"lhs", "rhs"};
 
@@ -364,6 +413,7 @@ static const struct mxr_op op_dot = {
     .infer_shape = dot_shape,
     .dtypes = FLOATS,
     .forward_cpu = dot_forward,
+    .forward_gpu = MXR_GPU_FORWARD(dot_forward_gpu),
     .backward = "_backward_dot",
     .grad_flags = MXR_GRAD_USE_INPUTS,
 };
@@ -380,6 +430,7 @@ static const struct mxr_op op_backward_dot = {
     .infer_shape = dot_backward_shape,
     .dtypes = FLOATS,
     .forward_cpu = dot_backward,
+    .forward_gpu = MXR_GPU_FORWARD(dot_backward_gpu),
 };
 
 /* ------------------------------------------------------------- Flatten */

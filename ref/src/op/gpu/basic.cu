@@ -11,49 +11,12 @@
 
 #include "device/cuda_check.h"
 #include "mxref/base.h"
+#include "op/gpu/kernel_util.cuh"
 #include "op/gpu/launch.h"
 
+using namespace mxr_kernels;
+
 namespace {
-
-constexpr int kThreads = 256;
-/* Enough blocks to fill the device; grid-stride loops cover the rest. */
-constexpr int64_t kMaxBlocks = 4096;
-
-enum Req { kNull = 0, kWrite = 1, kInplace = 2, kAdd = 3 };
-
-int blocks_for(int64_t n) {
-  int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 1 ? 1 : (b > kMaxBlocks ? kMaxBlocks : b));
-}
-
-cudaStream_t as_stream(void *s) { return static_cast<cudaStream_t>(s); }
-
-/* Check the launch; on the legacy default stream (no worker stream), also
- * wait, so the caller gets a finished result. */
-int finish_launch(void *stream) {
-  MXR_CUDA_CALL(cudaGetLastError());
-  if (stream == nullptr) MXR_CUDA_CALL(cudaStreamSynchronize(nullptr));
-  return 0;
-}
-
-const char *dtype_str(int dtype) {
-  switch (dtype) {
-  case MXR_FLOAT32: return "float32";
-  case MXR_FLOAT64: return "float64";
-  case MXR_FLOAT16: return "float16";
-  case MXR_UINT8: return "uint8";
-  case MXR_INT32: return "int32";
-  case MXR_INT8: return "int8";
-  case MXR_INT64: return "int64";
-  case MXR_BOOL: return "bool";
-  default: return "?";
-  }
-}
-
-int unsupported(const char *op, int dtype, int req) {
-  return mxr_set_error(MXR_EINVAL, "%s (GPU): dtype %s with req %d is not supported", op,
-                       dtype_str(dtype), req);
-}
 
 /* ------------------------------------------------------------- reverse */
 

@@ -54,6 +54,25 @@ int mxr__gpu_fill(void *stream, void *out, int dtype, int64_t n, int req, double
 int mxr__gpu_add_n(void *stream, const void *const *in, int nin, void *out, int dtype, int64_t n,
                    int req);
 
+/* C = op(A) op(B) (write) or C += op(A) op(B) (add), row-major: op(A) is
+ * m x k, op(B) k x n, A and B stored with leading dimensions lda and ldb
+ * (as stored, before the transpose), C with n.  float32/float64, through
+ * the cuBLAS handle of `run`'s worker, on its stream (run NULL or without a
+ * worker: the legacy default stream, waited for).  float32 is full FP32
+ * unless TF32 is allowed (mxr__gpu_tf32_allowed). */
+struct mxr_run_ctx;
+int mxr__gpu_gemm(const struct mxr_run_ctx *run, int dtype, bool ta, bool tb, int64_t m, int64_t n,
+                  int64_t k, const void *a, int64_t lda, const void *b, int64_t ldb, int req,
+                  void *c);
+
+/* out[i, j] += row[j] for an m x n out: float32, float64. */
+int mxr__gpu_add_row(void *stream, void *out, const void *row, int64_t m, int64_t n, int dtype);
+
+/* out[j] = (or +=) the sum over i of in[i, j], for an m x n in: float32,
+ * float64 (summed in double). */
+int mxr__gpu_column_sums(void *stream, const void *in, void *out, int64_t m, int64_t n, int dtype,
+                         int req);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,33 @@
+/*
+ * Test support for symbol-based tests: the seed workload's chain of flips.
+ * Static inline only; a test binary includes it where it needs it.
+ */
+#ifndef MXR_TESTS_SYMBOL_UTIL_H
+#define MXR_TESTS_SYMBOL_UTIL_H
+
+#include <check.h>
+
+#include "mxref/op.h"
+#include "mxref/symbol.h"
+
+/* X followed by n flips along axis 0 (the caller frees the symbol). */
+static inline mxr_symbol *tu_flip_chain(int n) {
+  const mxr_op *op;
+  ck_assert_int_eq(mxr_op_find("flip", &op), 0);
+  const char *k[] = {"axis"}, *v[] = {"0"};
+  mxr_op_params *p;
+  ck_assert_int_eq(mxr_op_params_parse(op, 1, k, v, &p), 0);
+  mxr_symbol *x;
+  ck_assert_int_eq(mxr_symbol_variable("X", &x), 0);
+  for (int i = 0; i < n; i++) {
+    mxr_symbol *f;
+    ck_assert_int_eq(mxr_symbol_atomic(op, p, &f), 0);
+    ck_assert_int_eq(mxr_symbol_compose(f, NULL, 1, NULL, &x), 0);
+    mxr_symbol_free(x);
+    x = f;
+  }
+  mxr_op_params_free(p);
+  return x;
+}
+
+#endif /* MXR_TESTS_SYMBOL_UTIL_H */
