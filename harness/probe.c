@@ -103,8 +103,7 @@ static bool machine_busy_s(double *out) {
   return true;
 }
 
-/* CPU seconds this process (all its threads) has used. */
-static double own_cpu_s(void) {
+double probe_own_cpu_s(void) {
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
   return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
@@ -120,7 +119,7 @@ static void sched_mark(struct sched_mark *m) {
   m->wall_ms = probe_now_ms();
   m->have_delay = run_delay_ns(&m->delay_ns);
   m->have_busy = machine_busy_s(&m->busy_s);
-  m->own_s = own_cpu_s();
+  m->own_s = probe_own_cpu_s();
 }
 
 /* How busy the machine was around this process while the workload ran:

@@ -66,6 +66,8 @@ int probe_profile_finish(struct probe *p);
 void probe_pin_threads(struct probe *p);
 
 double probe_now_ms(void);
+/* CPU seconds this process (all its threads) has used (getrusage). */
+double probe_own_cpu_s(void);
 uint64_t probe_rand(uint64_t *state);
 double probe_uniform(uint64_t *state);
 
