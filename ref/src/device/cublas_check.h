@@ -11,13 +11,18 @@
 
 #include <cublas_v2.h>
 
+#include "device/cublas_api.h"
 #include "mxref/error.h"
 
+/* `call` is made through the loaded API (cublas_api.h), e.g.
+ * MXR_CUBLAS_CALL(b->create(&h)), so a failure names it that way. */
 static inline cublasStatus_t mxr__cublas_check(cublasStatus_t st, const char *call, const char *file,
                                                int line) {
-  if (st != CUBLAS_STATUS_SUCCESS)
+  if (st != CUBLAS_STATUS_SUCCESS) {
+    const MxrCublas *b = mxr__cublas(); /* loaded: st came from it */
     mxr_set_error(MXR_ECUDA, "cuBLAS call %s failed at %s:%d: %s (%s)", call, file, line,
-                  cublasGetStatusString(st), cublasGetStatusName(st));
+                  b ? b->status_string(st) : "?", b ? b->status_name(st) : "?");
+  }
   return st;
 }
 

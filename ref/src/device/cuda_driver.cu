@@ -45,7 +45,7 @@ int device_count(void *) { return mxr_gpu_count(); }
 void destroy_streams(WorkerStreams *w) {
   /* Everything queued has finished: the engine stops a pool only after its
    * ops completed, and each op waited for its streams in op_finish. */
-  if (w->blas) (void)MXR_CUBLAS_CHECK(cublasDestroy(w->blas));
+  if (w->blas) (void)MXR_CUBLAS_CHECK(mxr__cublas()->destroy(w->blas));
   if (w->aux_done) (void)MXR_CUDA_CHECK(cudaEventDestroy(w->aux_done));
   if (w->aux) (void)MXR_CUDA_CHECK(cudaStreamDestroy(w->aux));
   if (w->main) (void)MXR_CUDA_CHECK(cudaStreamDestroy(w->main));
@@ -103,12 +103,14 @@ const struct mxr_device_driver cuda_driver = {
 /* A cuBLAS handle on `stream` (NULL: the legacy default stream) with the
  * math mode of mxr__gpu_tf32_allowed(), for the current device. */
 int create_blas(cudaStream_t stream, cublasHandle_t *out) {
+  const MxrCublas *b = mxr__cublas();
+  if (!b) return MXR_ECUDA;
   cublasHandle_t h;
-  MXR_CUBLAS_CALL(cublasCreate(&h));
+  MXR_CUBLAS_CALL(b->create(&h));
   cublasMath_t mode = mxr__gpu_tf32_allowed() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
-  if (MXR_CUBLAS_CHECK(cublasSetStream(h, stream)) != CUBLAS_STATUS_SUCCESS ||
-      MXR_CUBLAS_CHECK(cublasSetMathMode(h, mode)) != CUBLAS_STATUS_SUCCESS) {
-    (void)cublasDestroy(h);
+  if (MXR_CUBLAS_CHECK(b->set_stream(h, stream)) != CUBLAS_STATUS_SUCCESS ||
+      MXR_CUBLAS_CHECK(b->set_math_mode(h, mode)) != CUBLAS_STATUS_SUCCESS) {
+    (void)b->destroy(h);
     return MXR_ECUDA;
   }
   *out = h;
@@ -121,7 +123,7 @@ struct InlineHandles {
   cublasHandle_t h[MXR_MAX_DEVICES] = {};
   ~InlineHandles() {
     for (cublasHandle_t x : h)
-      if (x) (void)cublasDestroy(x);
+      if (x) (void)mxr__cublas()->destroy(x); /* x exists: cuBLAS was loaded */
   }
 };
 

@@ -16,6 +16,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "device/cublas_api.h"
 #include "device/cublas_check.h"
 #include "device/cuda_check.h"
 #include "device/cuda_worker.h"
@@ -29,40 +30,33 @@ namespace {
 
 bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
 
+/* The gemm of a dtype, from the loaded API. */
 template <typename T>
-cublasStatus_t gemm_call(cublasHandle_t h, cublasOperation_t opb, cublasOperation_t opa, int n,
-                         int m, int k, const T *alpha, const T *b, int ldb, const T *a, int lda,
-                         const T *beta, T *c, int ldc);
-
+struct Gemm;
 template <>
-cublasStatus_t gemm_call<float>(cublasHandle_t h, cublasOperation_t opb, cublasOperation_t opa,
-                                int n, int m, int k, const float *alpha, const float *b, int ldb,
-                                const float *a, int lda, const float *beta, float *c, int ldc) {
-  return cublasSgemm(h, opb, opa, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
-}
-
+struct Gemm<float> {
+  static decltype(MxrCublas::sgemm) of(const MxrCublas *b) { return b->sgemm; }
+};
 template <>
-cublasStatus_t gemm_call<double>(cublasHandle_t h, cublasOperation_t opb, cublasOperation_t opa,
-                                 int n, int m, int k, const double *alpha, const double *b,
-                                 int ldb, const double *a, int lda, const double *beta, double *c,
-                                 int ldc) {
-  return cublasDgemm(h, opb, opa, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
-}
+struct Gemm<double> {
+  static decltype(MxrCublas::dgemm) of(const MxrCublas *b) { return b->dgemm; }
+};
 
 template <typename T>
 int gemm_typed(cublasHandle_t h, bool ta, bool tb, int m, int n, int k, const void *a, int lda,
                const void *b, int ldb, bool add, void *c) {
   const T alpha = 1, beta = add ? 1 : 0;
-  MXR_CUBLAS_CALL(gemm_call<T>(h, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, n,
-                               m, k, &alpha, static_cast<const T *>(b), ldb,
-                               static_cast<const T *>(a), lda, &beta, static_cast<T *>(c), n));
+  auto gemm = Gemm<T>::of(mxr__cublas()); /* loaded: h exists */
+  MXR_CUBLAS_CALL(gemm(h, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k,
+                       &alpha, static_cast<const T *>(b), ldb, static_cast<const T *>(a), lda,
+                       &beta, static_cast<T *>(c), n));
   return 0;
 }
 
 /* The stream a handle queues on (NULL for the legacy default stream). */
 int handle_stream(cublasHandle_t h, void **stream) {
   cudaStream_t s;
-  MXR_CUBLAS_CALL(cublasGetStream(h, &s));
+  MXR_CUBLAS_CALL(mxr__cublas()->get_stream(h, &s));
   *stream = s;
   return 0;
 }
