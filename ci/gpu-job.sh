@@ -15,13 +15,17 @@
 #
 # Steps: ci/docker-build.sh cuda (whose image build already ran make check
 # without a GPU), then in a container started with ci/docker-run.sh --gpus:
-# nvidia-smi, then make check in the image's build tree.  Results in DIR:
+# nvidia-smi, make check in the image's build tree, then every conformance
+# suite (gpu-* included) through harness/mxcts.  Results in DIR:
 #   nvidia-smi.txt              the GPUs the container saw
 #   make-check/test-suite.log   automake's summary, with the logs of failures
 #   make-check/**/*.log, *.trs  every test's log and result file
 #   make-check.status           make check's exit status
-# The job's exit status is make check's (1 when no GPU was visible, unless
-# --no-gpu).  The last line printed is "N passed, N failed, N skipped".
+#   conformance/                results.tap, junit.xml, report.html, run/
+#   conformance.status          mxcts run's exit status
+# The job's exit status is make check's, or when that passed mxcts's (1
+# when no GPU was visible, unless --no-gpu).  The last line printed is
+# "N passed, N failed, N skipped" (make check's tests).
 set -euo pipefail
 
 usage() {
@@ -48,7 +52,7 @@ while [ $# -gt 0 ]; do
             shift ;;
         --no-build) build=0 ;;
         --no-gpu) no_gpu=1; gpu_args=() ;;
-        -h|--help) usage; sed -n '6,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        -h|--help) usage; sed -n '6,28s/^# \{0,1\}//p' "$0"; exit 0 ;;
         *) usage >&2; echo "gpu-job.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
@@ -56,7 +60,8 @@ done
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-rm -rf "$out/make-check" "$out/make-check.status" "$out/nvidia-smi.txt"
+rm -rf "$out/make-check" "$out/make-check.status" "$out/nvidia-smi.txt" "$out/conformance" \
+    "$out/conformance.status"
 
 if [ "$build" -eq 1 ]; then
     bash "$srcdir/ci/docker-build.sh" cuda "${base_args[@]}" --tag "$tag"
@@ -94,11 +99,17 @@ else
     rc=1
 fi
 
-# ------------------------------------------------------------------------
-# Conformance suites: NOT RUN YET.  When mxcts (harness/) and suites/ exist,
-# the GPU suites are run here, writing their TAP/JUnit/JSON/HTML reports
-# under /out/conformance, and their status is combined into rc.
-# ------------------------------------------------------------------------
+# Conformance suites: every suite (the gpu-* ones included; they skip
+# without a GPU) against the in-tree libmxref, reports under /out/conformance.
+if [ "$gpu" -eq 1 ] || [ "$NO_GPU" -eq 1 ]; then
+    mkdir -p /out/conformance
+    crc=0
+    ./harness/mxcts run --out /out/conformance/run --tap /out/conformance/results.tap \
+        --junit /out/conformance/junit.xml --html /out/conformance/report.html \
+        --no-progress || crc=$?
+    echo "$crc" >/out/conformance.status
+    [ "$rc" -ne 0 ] || rc=$crc
+fi
 
 echo "$rc" >/out/make-check.status
 chown -R "$HOST_UID:$HOST_GID" /out 2>/dev/null || true

@@ -310,6 +310,7 @@ static const struct workload workloads[] = {
     {"engine_random", probe_engine_random},
     {"async_dot", probe_async_dot},
     {"numerics", probe_numerics},
+    {"parity", probe_parity},
     {"profiler_autostart", probe_profiler_autostart},
     {"gpu_count", probe_gpu_count},
 };

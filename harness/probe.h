@@ -79,6 +79,7 @@ int probe_inference_flip_chain(struct probe *p);
 int probe_engine_random(struct probe *p);
 int probe_async_dot(struct probe *p);
 int probe_numerics(struct probe *p);
+int probe_parity(struct probe *p); /* cpu(0) against gpu(0), same cases */
 int probe_profiler_autostart(struct probe *p);
 int probe_gpu_count(struct probe *p);
 

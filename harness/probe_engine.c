@@ -218,7 +218,7 @@ int probe_engine_random(struct probe *p) {
 
 static int new_matrix(struct probe *p, int n, NDArrayHandle *out, uint64_t seed) {
   uint32_t shape[] = {(uint32_t)n, (uint32_t)n};
-  PROBE_CALL(p, MXNDArrayCreateEx, shape, 2, 1, 0, 0, 0, out);
+  PROBE_CALL(p, MXNDArrayCreateEx, shape, 2, p->dev_type, 0, 0, 0, out);
   float *buf = malloc((size_t)n * n * sizeof *buf);
   for (size_t i = 0; i < (size_t)n * n; i++) buf[i] = (float)probe_uniform(&seed);
   int rc = p->api.MXNDArraySyncCopyFromCPU(*out, buf, (size_t)n * n) ? probe_fail(p, "MXNDArraySyncCopyFromCPU") : 0;
@@ -271,7 +271,7 @@ int probe_async_dot(struct probe *p) {
   PROBE_CALL(p, MXNDArrayFree, c);
   uint32_t shape[] = {1000};
   NDArrayHandle x;
-  PROBE_CALL(p, MXNDArrayCreateEx, shape, 1, 1, 0, 0, 0, &x);
+  PROBE_CALL(p, MXNDArrayCreateEx, shape, 1, p->dev_type, 0, 0, 0, &x);
   double sync_ms, async_ms;
   if (plus_one_loop(p, x, iters, true, &sync_ms) || plus_one_loop(p, x, iters, false, &async_ms)) return -1;
   probe_add_metric(p, "wait_each_ms", sync_ms);

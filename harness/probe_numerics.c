@@ -2,11 +2,16 @@
  * The numerics workload: every case of the float64 oracle's table whose op
  * the implementation lists runs through the implementation's C API --
  * MXImperativeInvokeEx for the forward, autograd for the gradients -- on
- * fresh random inputs, and is compared with the oracle (harness/oracle.h):
- * outputs, input gradients (finite differences of the oracle, or the op's
- * stated gradient for loss ops), aux states after the backward pass, and
- * inputs the op mutates.  One check per comparison, named
- * "<op>/<case>/<what>".
+ * fresh random inputs, on the device of --param device, and is compared
+ * with the oracle (harness/oracle.h): outputs, input gradients (finite
+ * differences of the oracle, or the op's stated gradient for loss ops), aux
+ * states after the backward pass, and inputs the op mutates.  One check per
+ * comparison, named "<op>/<case>/<what>".
+ *
+ * The parity workload runs the same cases twice through the
+ * implementation, on cpu(0) and on gpu(0), with the same inputs, and
+ * compares everything the GPU run gives with the CPU run's values, with
+ * the case's tolerances (in the style of ggml's test-backend-ops).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,15 +30,22 @@ struct num_case {
   NDArrayHandle in_nd[MAXT], grad_nd[MXCTS_ORACLE_MAX_INPUTS], head_nd[MXCTS_ORACLE_MAX_OUTPUTS];
   NDArrayHandle *outs;
   int nout;
+  int dev_type; /* MXNet's 1 (cpu) or 2 (gpu), device id 0 */
+};
+
+/* What one run through the implementation gave, as doubles. */
+struct captured {
+  double *out[MXCTS_ORACLE_MAX_OUTPUTS], *mutated[MXCTS_ORACLE_MAX_INPUTS];
+  double *grad[MXCTS_ORACLE_MAX_INPUTS], *aux[MXCTS_ORACLE_MAX_AUX];
 };
 
 static int64_t size_of(const struct mxcts_oracle_shape *s) { return mxcts_oracle_shape_size(s); }
 
 static int to_array(struct probe *p, const double *x, const struct mxcts_oracle_shape *s, int dtype,
-                    NDArrayHandle *out) {
+                    int dev_type, NDArrayHandle *out) {
   uint32_t shape[MXCTS_ORACLE_MAX_NDIM];
   for (int d = 0; d < s->ndim; d++) shape[d] = (uint32_t)s->dim[d];
-  PROBE_CALL(p, MXNDArrayCreateEx, shape, (uint32_t)s->ndim, 1, 0, 0, dtype, out);
+  PROBE_CALL(p, MXNDArrayCreateEx, shape, (uint32_t)s->ndim, dev_type, 0, 0, dtype, out);
   int64_t n = size_of(s);
   if (n == 0 || !x) return 0;
   void *buf = malloc((size_t)n * (dtype ? sizeof(double) : sizeof(float)));
@@ -130,13 +142,13 @@ static int run_forward(struct probe *p, struct num_case *nc, OpHandle op, bool r
   const char *keys[MXCTS_ORACLE_MAX_CASE_PARAMS], *vals[MXCTS_ORACLE_MAX_CASE_PARAMS];
   int nkv = mxcts_oracle_case_params(nc->c, keys, vals), prev;
   for (int i = 0; i < k->nin; i++)
-    if (to_array(p, nc->in[i], &k->in_shape[i], nc->dtype, &nc->in_nd[i])) return -1;
+    if (to_array(p, nc->in[i], &k->in_shape[i], nc->dtype, nc->dev_type, &nc->in_nd[i])) return -1;
   for (int a = 0; a < k->naux; a++)
-    if (to_array(p, nc->aux[a], &k->aux_shape[a], nc->dtype, &nc->in_nd[k->nin + a])) return -1;
+    if (to_array(p, nc->aux[a], &k->aux_shape[a], nc->dtype, nc->dev_type, &nc->in_nd[k->nin + a])) return -1;
   if (record) {
     for (int i = 0; i < k->nin; i++) {
       if (!(nc->c->grad_inputs & (1u << i))) continue;
-      if (to_array(p, NULL, &k->in_shape[i], nc->dtype, &nc->grad_nd[i])) return -1;
+      if (to_array(p, NULL, &k->in_shape[i], nc->dtype, nc->dev_type, &nc->grad_nd[i])) return -1;
       uint32_t req = 1;
       PROBE_CALL(p, MXAutogradMarkVariables, 1, &nc->in_nd[i], &req, &nc->grad_nd[i]);
     }
@@ -188,12 +200,19 @@ static int check_forward(struct probe *p, struct num_case *nc) {
   return rc;
 }
 
-static int check_backward(struct probe *p, struct num_case *nc) {
+/* The backward pass of a recorded forward, with the drawn head gradients. */
+static int run_backward(struct probe *p, struct num_case *nc) {
   const struct mxcts_oracle_call *k = &nc->call;
   for (int o = 0; o < k->nout; o++)
-    if (to_array(p, nc->head[o], &k->out_shape[o], nc->dtype, &nc->head_nd[o])) return -1;
+    if (to_array(p, nc->head[o], &k->out_shape[o], nc->dtype, nc->dev_type, &nc->head_nd[o])) return -1;
   PROBE_CALL(p, MXAutogradBackwardEx, (uint32_t)k->nout, nc->outs, nc->head_nd, 0, NULL, 0, 0,
              nc->c->is_train ? 1 : 0, NULL, NULL);
+  return 0;
+}
+
+static int check_backward(struct probe *p, struct num_case *nc) {
+  const struct mxcts_oracle_call *k = &nc->call;
+  if (run_backward(p, nc)) return -1;
   double *want[MXCTS_ORACLE_MAX_INPUTS] = {0};
   for (int i = 0; i < k->nin; i++) want[i] = alloc_like(&k->in_shape[i]);
   struct mxcts_oracle_error err;
@@ -248,8 +267,29 @@ static bool wanted(const char *ops, const char *op) {
   return false;
 }
 
+static bool needs_grad(const struct mxcts_oracle_case *c) {
+  return c->grad != MXCTS_ORACLE_GRAD_NONE && c->grad_inputs;
+}
+
+/* When the implementation refused or failed a case: a failed check named
+ * "<op>/<case>/<dtype>/<what>" with its error, and the run goes on with
+ * the next case. */
+static void absorb_failure(struct probe *p, const struct mxcts_oracle_case *c, int dtype,
+                           const char *what) {
+  if (!p->failed) return;
+  char name[256];
+  snprintf(name, sizeof name, "%s/%s/%s/%s", c->op, c->name, dtype ? "float64" : "float32", what);
+  probe_add_check(p, name, false, "%s", json_string_value(json_object_get(p->result, "error")));
+  json_object_set_new(p->result, "status", json_string("ok"));
+  json_object_set_new(p->result, "error", json_null());
+  p->failed = false;
+  int prev;
+  p->api.MXAutogradSetIsRecording(0, &prev);
+  p->api.MXNDArrayWaitAll(); /* surfaces (and clears) the case's pending errors */
+}
+
 static int run_case(struct probe *p, const struct mxcts_oracle_case *c, int dtype, uint64_t seed) {
-  struct num_case nc = {.c = c, .dtype = dtype};
+  struct num_case nc = {.c = c, .dtype = dtype, .dev_type = p->dev_type};
   struct mxcts_oracle_error err;
   if (mxcts_oracle_prepare_case(&nc.call, c, &err) != 0) {
     probe_add_check(p, "numerics/oracle", false, "%s/%s: %s", c->op, c->name, err.msg);
@@ -258,28 +298,108 @@ static int run_case(struct probe *p, const struct mxcts_oracle_case *c, int dtyp
   OpHandle op;
   PROBE_CALL(p, NNGetOpHandle, c->op, &op);
   draw(&nc, seed);
-  bool grad = c->grad != MXCTS_ORACLE_GRAD_NONE && c->grad_inputs;
+  bool grad = needs_grad(c);
   int rc = run_forward(p, &nc, op, grad);
   if (!rc) rc = check_forward(p, &nc);
   if (!rc && grad) rc = check_backward(p, &nc);
-  if (p->failed) {
-    /* The implementation refused or failed this case: a failed check of the
-     * case, and the run goes on with the next one. */
-    char name[256];
-    snprintf(name, sizeof name, "%s/%s/%s/call", c->op, c->name, dtype ? "float64" : "float32");
-    probe_add_check(p, name, false, "%s", json_string_value(json_object_get(p->result, "error")));
-    json_object_set_new(p->result, "status", json_string("ok"));
-    json_object_set_new(p->result, "error", json_null());
-    p->failed = false;
-    int prev;
-    p->api.MXAutogradSetIsRecording(0, &prev);
-    p->api.MXNDArrayWaitAll(); /* surfaces (and clears) the case's pending errors */
-  }
+  absorb_failure(p, c, dtype, "call");
   release(p, &nc);
   return 0; /* a failed comparison is a check, not an error */
 }
 
-int probe_numerics(struct probe *p) {
+/* ---------------------------------------------------------- parity */
+
+/* Copy n elements of array `a` into a new double array at *out. */
+static int read_new(struct probe *p, NDArrayHandle a, const struct mxcts_oracle_shape *s, double **out) {
+  *out = alloc_like(s);
+  return from_array(p, a, *out, size_of(s));
+}
+
+/* Run the case through the implementation on nc's device and keep what it
+ * gives: outputs and mutated inputs after the forward; input gradients and
+ * aux states after the backward, when the case has gradients. */
+static int capture(struct probe *p, struct num_case *nc, OpHandle op, struct captured *cap) {
+  const struct mxcts_oracle_call *k = &nc->call;
+  bool grad = needs_grad(nc->c);
+  if (run_forward(p, nc, op, grad)) return -1;
+  for (int o = 0; o < k->nout; o++)
+    if (read_new(p, nc->outs[o], &k->out_shape[o], &cap->out[o])) return -1;
+  for (int m = 0; m < k->nmutated; m++)
+    if (read_new(p, nc->in_nd[k->mutated[m]], &k->in_shape[k->mutated[m]], &cap->mutated[m])) return -1;
+  if (!grad) return 0;
+  if (run_backward(p, nc)) return -1;
+  for (int i = 0; i < k->nin; i++)
+    if ((nc->c->grad_inputs & (1u << i)) && read_new(p, nc->grad_nd[i], &k->in_shape[i], &cap->grad[i]))
+      return -1;
+  for (int a = 0; a < k->naux; a++)
+    if (read_new(p, nc->in_nd[k->nin + a], &k->aux_shape[a], &cap->aux[a])) return -1;
+  return 0;
+}
+
+static void free_captured(struct captured *cap) {
+  for (int i = 0; i < MXCTS_ORACLE_MAX_OUTPUTS; i++) free(cap->out[i]);
+  for (int i = 0; i < MXCTS_ORACLE_MAX_INPUTS; i++) free(cap->mutated[i]), free(cap->grad[i]);
+  for (int i = 0; i < MXCTS_ORACLE_MAX_AUX; i++) free(cap->aux[i]);
+}
+
+/* Compare everything the GPU run gave with the CPU run ("what" names as
+ * the numerics workload's; backward tolerances for gradients). */
+static void compare_captured(struct probe *p, const struct num_case *gpu, const struct captured *g,
+                             const struct captured *c) {
+  const struct mxcts_oracle_call *k = &gpu->call;
+  char what[32];
+  for (int o = 0; o < k->nout; o++) {
+    snprintf(what, sizeof what, "output%d", o);
+    report(p, gpu, what, g->out[o], c->out[o], size_of(&k->out_shape[o]), false);
+  }
+  for (int m = 0; m < k->nmutated; m++) {
+    snprintf(what, sizeof what, "mutated%d", k->mutated[m]);
+    report(p, gpu, what, g->mutated[m], c->mutated[m], size_of(&k->in_shape[k->mutated[m]]), false);
+  }
+  for (int i = 0; i < k->nin; i++) {
+    if (!g->grad[i] || !c->grad[i]) continue;
+    snprintf(what, sizeof what, "grad%d", i);
+    report(p, gpu, what, g->grad[i], c->grad[i], size_of(&k->in_shape[i]), true);
+  }
+  for (int a = 0; a < k->naux; a++) {
+    if (!g->aux[a] || !c->aux[a]) continue;
+    snprintf(what, sizeof what, "aux%d", a);
+    report(p, gpu, what, g->aux[a], c->aux[a], size_of(&k->aux_shape[a]), false);
+  }
+}
+
+/* One case on cpu(0) and on gpu(0), from the same drawn inputs. */
+static int run_parity_case(struct probe *p, const struct mxcts_oracle_case *c, int dtype, uint64_t seed) {
+  struct num_case on[2] = {{.c = c, .dtype = dtype, .dev_type = 1}, {.c = c, .dtype = dtype, .dev_type = 2}};
+  struct captured cap[2];
+  memset(cap, 0, sizeof cap);
+  struct mxcts_oracle_error err;
+  OpHandle op;
+  if (mxcts_oracle_prepare_case(&on[0].call, c, &err) != 0) {
+    probe_add_check(p, "parity/oracle", false, "%s/%s: %s", c->op, c->name, err.msg);
+    return 0;
+  }
+  on[1].call = on[0].call;
+  PROBE_CALL(p, NNGetOpHandle, c->op, &op);
+  bool ok = true;
+  for (int d = 0; d < 2 && ok; d++) {
+    draw(&on[d], seed); /* the same seed draws the same values */
+    ok = capture(p, &on[d], op, &cap[d]) == 0 && !p->failed;
+    absorb_failure(p, c, dtype, d ? "gpu-call" : "cpu-call");
+  }
+  if (ok) compare_captured(p, &on[1], &cap[1], &cap[0]);
+  for (int d = 0; d < 2; d++) {
+    release(p, &on[d]);
+    free_captured(&cap[d]);
+  }
+  return 0;
+}
+
+typedef int (*case_runner)(struct probe *p, const struct mxcts_oracle_case *c, int dtype, uint64_t seed);
+
+/* Every wanted case of the oracle's table whose op the implementation
+ * lists, in each wanted dtype; `what` names the workload in its checks. */
+static int run_cases(struct probe *p, const char *what, case_runner run) {
   const char *ops = probe_param_str(p, "ops", "all"), *dtypes = probe_param_str(p, "dtypes", "float32");
   const char *exclude = probe_param_str(p, "exclude_ops", "");
   uint32_t nnames;
@@ -295,13 +415,19 @@ int probe_numerics(struct probe *p) {
         skipped++;
         continue;
       }
-      if (run_case(p, c, dt, p->seed * 1000003u + (uint64_t)i * 7 + (uint64_t)dt)) return -1;
+      if (run(p, c, dt, p->seed * 1000003u + (uint64_t)i * 7 + (uint64_t)dt)) return -1;
       checked_cases++;
     }
   }
   probe_add_metric(p, "cases_checked", checked_cases);
   probe_add_metric(p, "cases_skipped_op_missing", skipped);
-  probe_add_check(p, "numerics/ran", checked_cases > 0, "%d cases checked, %d skipped (op not listed)",
+  char name[64];
+  snprintf(name, sizeof name, "%s/ran", what);
+  probe_add_check(p, name, checked_cases > 0, "%d cases checked, %d skipped (op not listed)",
                   checked_cases, skipped);
   return 0;
 }
+
+int probe_numerics(struct probe *p) { return run_cases(p, "numerics", run_case); }
+
+int probe_parity(struct probe *p) { return run_cases(p, "parity", run_parity_case); }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "check_tap.h"
+#include "device/cuda_graph.h"
 #include "mxref/executor.h"
 #include "mxref/imperative.h"
 #include "mxref/mxref.h"
@@ -407,6 +408,55 @@ START_TEST(gpu_executor_flip_chain) {
 }
 END_TEST
 
+/* ------------------------------------------------------- CUDA graphs */
+#ifdef MXR_HAVE_CUDA
+
+/* A bulked inference segment with cuda_graphs on: on each worker, its
+ * first run is plain, its second captures, later ones replay; every run
+ * gives the right output for the values written into the input. */
+START_TEST(gpu_cuda_graph_replays_segment) {
+  enum { OPS = 51, LEN = 10, RUNS = 12 };
+  mxr_engine *eng = gpu_engine(MXR_ENGINE_THREADED_PER_DEVICE, 1);
+  float x[LEN], y[LEN];
+  for (int i = 0; i < LEN; i++) x[i] = (float)i * 0.5f;
+  const int64_t shape[] = {LEN};
+  mxr_ndarray *X;
+  ck_assert_int_eq(mxr_ndarray_create(eng, shape, 1, mxr_gpu(0), MXR_FLOAT32, 0, &X), 0);
+  ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(X, x, LEN), 0);
+  mxr_symbol *sym = tu_flip_chain(OPS);
+  struct mxr_exec_opts o = {.engine = eng, .bulk_inference = true, .cuda_graphs = true};
+  mxr_executor *ex;
+  ck_assert_msg(mxr_executor_bind(sym, mxr_gpu(0), 1, &X, NULL, NULL, 0, NULL, &o, &ex) == 0, "%s",
+                mxr_last_error());
+  struct mxr_cuda_graph_stats before, after;
+  mxr__cuda_graph_stats(&before);
+  int nout;
+  mxr_ndarray *const *outs;
+  ck_assert_int_eq(mxr_executor_outputs(ex, &nout, &outs), 0);
+  for (int r = 0; r < RUNS; r++) {
+    for (int i = 0; i < LEN; i++) x[i] = (float)(r * 100 + i); /* new values, same array */
+    ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(X, x, LEN), 0);
+    ck_assert_msg(mxr_executor_forward(ex, false) == 0, "%s", mxr_last_error());
+    ck_assert_msg(mxr_ndarray_sync_copy_to_cpu(outs[0], y, LEN) == 0, "%s", mxr_last_error());
+    for (int i = 0; i < LEN; i++) ck_assert_float_eq(y[i], x[LEN - 1 - i]); /* odd count: reversed */
+  }
+  mxr__cuda_graph_stats(&after);
+  /* Each worker that runs the segment warms up once and captures once
+   * (a graph replays only on its own worker); the rest are replays. */
+  uint64_t captured = after.captures - before.captures, replayed = after.replays - before.replays;
+  ck_assert_uint_eq(after.failures - before.failures, 0);
+  ck_assert_uint_ge(captured, 1);
+  ck_assert_uint_le(captured, MXR_CUDA_GRAPH_WORKERS);
+  ck_assert_uint_le(replayed + 2 * captured, RUNS);
+  ck_assert_uint_ge(replayed, 1); /* 12 runs on at most 4 workers: one ran 3 */
+  mxr_executor_free(ex);
+  mxr_symbol_free(sym);
+  mxr_ndarray_free(X);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+#endif
+
 static Suite *gpu_suite(void) {
   Suite *s = suite_create("gpu");
   TCase *tc = tcase_create("gpu");
@@ -419,6 +469,9 @@ static Suite *gpu_suite(void) {
   tcase_add_loop_test(tc, gpu_op_parity, 0, NUM_PARITY);
   tcase_add_loop_test(tc, gpu_matmul_parity, 0, NUM_MM);
   tcase_add_test(tc, gpu_executor_flip_chain);
+#ifdef MXR_HAVE_CUDA
+  tcase_add_test(tc, gpu_cuda_graph_replays_segment);
+#endif
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,5 +1,7 @@
 /* The op registry, the parameter parser, and the basic ops (reverse/flip,
  * _copy, _zeros, _ones) against float64 references. */
+#include "config.h"
+
 #include <string.h>
 
 #include "check_tap.h"
@@ -31,6 +33,36 @@ START_TEST(test_names_sorted_unique_and_findable) {
     }
   }
   ck_assert_ptr_null(mxr_op_name_at(n));
+}
+END_TEST
+
+/* A CUDA build runs every op on a GPU (issue 6): each registered op
+ * (backward ops included) has a GPU forward; Convolution needs cuDNN.
+ * Checked without a device. */
+START_TEST(test_every_op_has_a_gpu_kernel_in_a_cuda_build) {
+#ifdef MXR_HAVE_CUDA
+  char missing[2048] = "";
+  for (size_t i = 0; i < mxr_op_name_count(); i++) {
+    const mxr_op *op;
+    ck_assert_int_eq(mxr_op_find(mxr_op_name_at(i), &op), 0);
+#ifndef MXR_HAVE_CUDNN
+    if (strstr(op->name, "Convolution")) continue; /* through cuDNN only */
+#endif
+    bool canonical = strcmp(mxr_op_name_at(i), op->name) == 0; /* aliases: once */
+    if (canonical && !op->forward_gpu && strlen(missing) + strlen(op->name) + 2 < sizeof missing) {
+      strcat(missing, " ");
+      strcat(missing, op->name);
+    }
+  }
+  ck_assert_msg(missing[0] == '\0', "ops without a GPU kernel:%s", missing);
+#else
+  /* Without CUDA no op may claim a GPU kernel (MXR_GPU_FORWARD is NULL). */
+  for (size_t i = 0; i < mxr_op_name_count(); i++) {
+    const mxr_op *op;
+    ck_assert_int_eq(mxr_op_find(mxr_op_name_at(i), &op), 0);
+    ck_assert_msg(op->forward_gpu == NULL, "%s has a GPU forward in a build without CUDA", op->name);
+  }
+#endif
 }
 END_TEST
 
@@ -193,6 +225,7 @@ int main(void) {
   TCase *tc = tcase_create("registry");
   tcase_add_test(tc, test_find_canonical_and_alias);
   tcase_add_test(tc, test_names_sorted_unique_and_findable);
+  tcase_add_test(tc, test_every_op_has_a_gpu_kernel_in_a_cuda_build);
   tcase_add_test(tc, test_param_parsing);
   tcase_add_test(tc, test_reverse_against_reference);
   tcase_add_test(tc, test_reverse_rejects_bad_axis);

@@ -51,6 +51,8 @@ struct mxr_exec_opts {
   bool plain_head_grads;        /* feed head gradients straight to the backward
                                    nodes, without MXNet's executor's
                                    _identity_with_attr_like_rhs (cached ops) */
+  bool cuda_graphs;             /* MXNET_ENABLE_CUDA_GRAPHS: replay bulked GPU
+                                   segments as CUDA graphs */
 };
 
 int mxr_exec_opts_from_config(struct mxr_exec_opts *opts);

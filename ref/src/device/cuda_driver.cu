@@ -13,23 +13,60 @@
  * so its kernels run back to back with a single wait at the end; the
  * engine's dependency tracking orders ops across streams and workers, as in
  * MXNet 1.x (docs/architecture.md, "GPU").
+ *
+ * A worker also owns what its ops' launchers ask for through cuda_worker.h,
+ * each made on first use and released when the worker stops: a cuBLAS
+ * handle and a cuDNN handle bound to its main stream, and a device scratch
+ * buffer (cuDNN workspaces) that grows to the largest request.  Ops run
+ * outside a worker get the same per thread and device.
  */
 #include "config.h"
 
+#include <cstdint>
 #include <cstdlib>
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#ifdef MXR_HAVE_CUDNN
+#include <cudnn.h>
+#endif
 
 #include "device/cublas_check.h"
 #include "device/cuda_check.h"
 #include "device/cuda_worker.h"
 #include "device/device_internal.h"
+#ifdef MXR_HAVE_CUDNN
+#include "device/cudnn_check.h"
+#endif
 #include "mxref/config.h"
 #include "mxref/device.h"
 #include "mxref/engine.h"
+#include "mxref/storage.h"
 
 namespace {
+
+/* Scratch buffers grow in steps of this at least, and at least double, so
+ * that slowly growing requests do not reallocate every time. */
+constexpr size_t kScratchStep = size_t{1} << 20;
+constexpr int kMaxOutgrown = 16; /* 1 MiB doubled 16 times: 64 GiB */
+
+/* A device scratch buffer (mxr__cuda_scratch).  An outgrown buffer is kept,
+ * not freed, while its owner lives: a CUDA graph captured from a segment
+ * (device/cuda_graph.h) replays the pointers its ops were given, so they
+ * must stay valid; and work queued earlier may still use it, so keeping it
+ * also spares growth a wait.  As growth at least doubles, what is kept is
+ * smaller than the current buffer.  Zero is an empty scratch. */
+struct Scratch {
+  struct mxr_storage cur;
+  struct mxr_storage outgrown[kMaxOutgrown];
+  int noutgrown;
+};
+
+void free_scratch(Scratch *s) {
+  mxr_storage_free(&s->cur);
+  for (int i = 0; i < s->noutgrown; i++) mxr_storage_free(&s->outgrown[i]);
+  s->noutgrown = 0;
+}
 
 /* What a worker owns: rctx->stream and aux_stream are its streams (ops use
  * them as cudaStream_t), rctx->driver_data the whole struct. */
@@ -38,6 +75,10 @@ struct WorkerStreams {
   cudaStream_t aux;
   cudaEvent_t aux_done; /* recorded on aux, waited for on main */
   cublasHandle_t blas;  /* on main; created by the first op that needs it */
+#ifdef MXR_HAVE_CUDNN
+  cudnnHandle_t dnn;    /* likewise */
+#endif
+  Scratch scratch;      /* mxr__cuda_scratch's; empty until asked */
 };
 
 int device_count(void *) { return mxr_gpu_count(); }
@@ -46,6 +87,10 @@ void destroy_streams(WorkerStreams *w) {
   /* Everything queued has finished: the engine stops a pool only after its
    * ops completed, and each op waited for its streams in op_finish. */
   if (w->blas) (void)MXR_CUBLAS_CHECK(mxr__cublas()->destroy(w->blas));
+#ifdef MXR_HAVE_CUDNN
+  if (w->dnn) (void)MXR_CUDNN_CHECK(mxr__cudnn()->destroy(w->dnn));
+#endif
+  free_scratch(&w->scratch);
   if (w->aux_done) (void)MXR_CUDA_CHECK(cudaEventDestroy(w->aux_done));
   if (w->aux) (void)MXR_CUDA_CHECK(cudaStreamDestroy(w->aux));
   if (w->main) (void)MXR_CUDA_CHECK(cudaStreamDestroy(w->main));
@@ -63,7 +108,8 @@ int create_streams(int nstreams, WorkerStreams *w) {
 int worker_start(void *, struct mxr_context ctx, enum mxr_pool_kind kind, int nstreams,
                  struct mxr_run_ctx *rctx) {
   MXR_CUDA_CALL(cudaSetDevice(ctx.dev_id));
-  /* calloc: the members are plain handles, and zero is "none". */
+  /* calloc: the members are plain handles and empty storage handles, and
+   * zero is "none". */
   WorkerStreams *w = static_cast<WorkerStreams *>(std::calloc(1, sizeof(WorkerStreams)));
   if (!w) return mxr_set_error(MXR_ENOMEM, "GPU worker for gpu(%d): out of host memory", ctx.dev_id);
   int st = create_streams(kind == MXR_POOL_GPU_COPY ? 1 : nstreams, w);
@@ -121,24 +167,105 @@ int create_blas(cudaStream_t stream, cublasHandle_t *out) {
  * when the thread ends; a failure then has no one to report to. */
 struct InlineHandles {
   cublasHandle_t h[MXR_MAX_DEVICES] = {};
+#ifdef MXR_HAVE_CUDNN
+  cudnnHandle_t dnn[MXR_MAX_DEVICES] = {};
+#endif
+  Scratch scratch[MXR_MAX_DEVICES] = {};
   ~InlineHandles() {
     for (cublasHandle_t x : h)
       if (x) (void)mxr__cublas()->destroy(x); /* x exists: cuBLAS was loaded */
+#ifdef MXR_HAVE_CUDNN
+    for (cudnnHandle_t x : dnn)
+      if (x) (void)mxr__cudnn()->destroy(x); /* likewise */
+#endif
+    for (Scratch &s : scratch) free_scratch(&s);
   }
 };
 
 thread_local InlineHandles inline_handles;
 
-int inline_blas(int dev_id, void **handle) {
+/* Checks dev_id and makes it current for the inline handles. */
+int inline_device(const char *what, int dev_id) {
   if (dev_id < 0 || dev_id >= MXR_MAX_DEVICES)
-    return mxr_set_error(MXR_EINVAL, "cuBLAS: no such device gpu(%d)", dev_id);
+    return mxr_set_error(MXR_EINVAL, "%s: no such device gpu(%d)", what, dev_id);
   MXR_CUDA_CALL(cudaSetDevice(dev_id));
+  return 0;
+}
+
+/* The device of a run without a worker: the run's, or the current one. */
+int inline_device_of(const struct mxr_run_ctx *run, int *dev) {
+  *dev = 0;
+  if (run) {
+    *dev = run->ctx.dev_id;
+  } else {
+    MXR_CUDA_CALL(cudaGetDevice(dev));
+  }
+  return 0;
+}
+
+int inline_blas(int dev_id, void **handle) {
+  int st = inline_device("cuBLAS", dev_id);
+  if (st) return st;
   cublasHandle_t &h = inline_handles.h[dev_id];
   if (!h) {
-    int st = create_blas(nullptr, &h);
+    st = create_blas(nullptr, &h);
     if (st) return st;
   }
   *handle = h;
+  return 0;
+}
+
+#ifdef MXR_HAVE_CUDNN
+/* A cuDNN handle on `stream` (NULL: the legacy default stream) for the
+ * current device.  Convolutions choose their math type per descriptor
+ * (op/gpu/conv.cu), so the handle has no mode. */
+int create_dnn(cudaStream_t stream, cudnnHandle_t *out) {
+  const MxrCudnn *dnn = mxr__cudnn();
+  if (!dnn) return MXR_ECUDA;
+  cudnnHandle_t h;
+  MXR_CUDNN_CALL(dnn->create(&h));
+  if (MXR_CUDNN_CHECK(dnn->set_stream(h, stream)) != CUDNN_STATUS_SUCCESS) {
+    (void)dnn->destroy(h);
+    return MXR_ECUDA;
+  }
+  *out = h;
+  return 0;
+}
+
+int inline_dnn(int dev_id, void **handle) {
+  int st = inline_device("cuDNN", dev_id);
+  if (st) return st;
+  cudnnHandle_t &h = inline_handles.dnn[dev_id];
+  if (!h) {
+    st = create_dnn(nullptr, &h);
+    if (st) return st;
+  }
+  *handle = h;
+  return 0;
+}
+#endif
+
+/* Make `s` (on gpu(dev), used by work queued on `stream`) at least `bytes`
+ * long; see Scratch. */
+int grow_scratch(int dev, cudaStream_t stream, size_t bytes, Scratch *s) {
+  const size_t have = s->cur.size;
+  if (bytes <= have) return 0;
+  size_t want = (bytes + kScratchStep - 1) / kScratchStep * kScratchStep;
+  if (want < bytes) want = bytes; /* rounding overflowed */
+  if (have <= SIZE_MAX / 2 && want < 2 * have) want = 2 * have;
+  if (s->noutgrown == kMaxOutgrown) {
+    /* Unreachable short of 64 GiB of growth: give the outgrown buffers back
+     * once the work queued on them is done (a graph captured with them
+     * would then be stale, which is why they are kept otherwise). */
+    MXR_CUDA_CALL(cudaStreamSynchronize(stream));
+    for (int i = 0; i < s->noutgrown; i++) mxr_storage_free(&s->outgrown[i]);
+    s->noutgrown = 0;
+  }
+  struct mxr_storage next;
+  int st = mxr_storage_alloc(mxr_gpu(dev), want, &next);
+  if (st) return st;
+  if (s->cur.dptr) s->outgrown[s->noutgrown++] = s->cur;
+  s->cur = next;
   return 0;
 }
 
@@ -154,18 +281,53 @@ extern "C" bool mxr__gpu_tf32_allowed(void) {
 extern "C" int mxr__cuda_blas_handle(const struct mxr_run_ctx *run, void **handle) {
   WorkerStreams *w = run ? static_cast<WorkerStreams *>(run->driver_data) : nullptr;
   if (!w) {
-    int dev = 0;
-    if (run) {
-      dev = run->ctx.dev_id;
-    } else {
-      MXR_CUDA_CALL(cudaGetDevice(&dev));
-    }
-    return inline_blas(dev, handle);
+    int dev;
+    int st = inline_device_of(run, &dev);
+    return st ? st : inline_blas(dev, handle);
   }
   if (!w->blas) {
     int st = create_blas(w->main, &w->blas);
     if (st) return st;
   }
   *handle = w->blas;
+  return 0;
+}
+
+#ifdef MXR_HAVE_CUDNN
+extern "C" int mxr__cuda_dnn_handle(const struct mxr_run_ctx *run, void **handle) {
+  WorkerStreams *w = run ? static_cast<WorkerStreams *>(run->driver_data) : nullptr;
+  if (!w) {
+    int dev;
+    int st = inline_device_of(run, &dev);
+    return st ? st : inline_dnn(dev, handle);
+  }
+  if (!w->dnn) {
+    int st = create_dnn(w->main, &w->dnn);
+    if (st) return st;
+  }
+  *handle = w->dnn;
+  return 0;
+}
+#endif
+
+extern "C" int mxr__cuda_scratch(const struct mxr_run_ctx *run, size_t bytes, void **ptr) {
+  *ptr = nullptr;
+  WorkerStreams *w = run ? static_cast<WorkerStreams *>(run->driver_data) : nullptr;
+  Scratch *buf;
+  cudaStream_t stream = nullptr;
+  int dev;
+  if (w) {
+    buf = &w->scratch;
+    stream = w->main;
+    dev = run->ctx.dev_id;
+  } else {
+    int st = inline_device_of(run, &dev);
+    if (!st) st = inline_device("device scratch", dev);
+    if (st) return st;
+    buf = &inline_handles.scratch[dev];
+  }
+  int st = grow_scratch(dev, stream, bytes, buf);
+  if (st) return st;
+  *ptr = buf->cur.dptr;
   return 0;
 }

@@ -7,6 +7,7 @@
 #define MXR_DEVICE_CUDA_WORKER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,7 +23,33 @@ struct mxr_run_ctx;
  * mxr__gpu_tf32_allowed().  Returns 0 or MXR_ECUDA with the last error set. */
 int mxr__cuda_blas_handle(const struct mxr_run_ctx *run, void **handle);
 
-/* Whether float32 matrix products may run as TF32 on Tensor Cores: only when
+/* The cuDNN handle (a cudnnHandle_t) for work queued from `run`, on the
+ * same terms as mxr__cuda_blas_handle: a GPU worker's own, bound to its main
+ * stream, created on its first use and destroyed when the worker stops;
+ * otherwise one per thread and device on the legacy default stream, made
+ * current.  cuDNN itself is loaded on the first call (cudnn_api.h).
+ * Returns 0 or MXR_ECUDA with the last error set.  Defined only in builds
+ * with cuDNN (MXR_HAVE_CUDNN). */
+int mxr__cuda_dnn_handle(const struct mxr_run_ctx *run, void **handle);
+
+/* Device scratch memory for the op running on `run` (MXNet's temp space:
+ * cuDNN workspaces and small temporaries): at least `bytes` bytes on the
+ * run's device, aligned as cudaMalloc aligns (the storage pool hands out
+ * whole blocks).  A GPU worker owns one buffer, kept from op to op and
+ * replaced by a larger one (at least twice as large, in 1 MiB steps) when
+ * an op asks for more; outgrown buffers stay allocated until the worker
+ * stops, because work queued earlier, and CUDA graphs captured earlier
+ * (device/cuda_graph.h), may still use them.  Runs outside a worker get
+ * the same per thread and device, freed at thread exit.  The memory comes
+ * from the device's storage pool (mxref/storage.h).  Work queued on the
+ * run's stream may use the buffer until the op ends; the next op on that
+ * stream is ordered after it and may reuse it, so an op asks once, for
+ * everything it needs, and carves it.  bytes 0 gives NULL or the current
+ * buffer.  Returns 0, or MXR_ENOMEM / MXR_ECUDA with the last error set. */
+int mxr__cuda_scratch(const struct mxr_run_ctx *run, size_t bytes, void **ptr);
+
+/* Whether float32 matrix products (cuBLAS) and convolutions (cuDNN) may run
+ * as TF32 on Tensor Cores: only when
  * MXNET_CUDA_ALLOW_TENSOR_CORE and MXNET_CUDA_TENSOR_OP_MATH_ALLOW_CONVERSION
  * are both set.  The second is off by default, so float32 stays full FP32
  * unless the user asks. */

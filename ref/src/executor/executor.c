@@ -27,6 +27,7 @@ int mxr_exec_opts_from_config(struct mxr_exec_opts *o) {
   o->max_node_train_bwd = c->exec_bulk_exec_max_node_train_bwd;
   o->enable_inplace = c->exec_enable_inplace;
   o->share_memory = c->exec_match_range != 0;
+  o->cuda_graphs = c->enable_cuda_graphs;
   /* MXNet turns training bulking off when aggregate statistics are being
    * collected at bind, so that every op gets its own entry. */
   o->aggregate_profiling = mxr_profiler_aggregate_running() != 0;
@@ -388,11 +389,10 @@ static int plan_node(struct mxr_executor *e, int i, const int *grad_req, struct 
     int req = grad_req_of(e, v, grad_req);
     n->req[k] = req >= 0 ? req : value_is_read(e->fg.g, i, k) ? MXR_REQ_WRITE : MXR_REQ_NULL;
   }
-  if (n->op->workspace_bytes) {
+  /* workspace_bytes sizes a CPU kernel's scratch; GPU kernels take theirs
+   * from their worker's device scratch (mxr__cuda_scratch). */
+  if (n->op->workspace_bytes && mxr_context_is_cpu(e->ctx)) {
     n->workspace_size = n->op->workspace_bytes(n->params, in_shapes, n->nin < 64 ? n->nin : 64);
-    if (n->workspace_size && !mxr_context_is_cpu(e->ctx))
-      return mxr_set_error(MXR_ENODEV, "bind: operator %s (node %s) needs a workspace, and GPU "
-                           "workspaces are not supported yet", n->op->name, gn->name);
     if (n->workspace_size && !(n->workspace = malloc(n->workspace_size))) return oom();
   }
   return plan_vars(n, e);
@@ -412,7 +412,9 @@ static int plan_nodes(struct mxr_executor *e, const int *grad_req) {
   for (int i = 0; i < e->num_nodes; i++) {
     int rc = plan_node(e, i, grad_req, &pool);
     if (rc) return rc;
-    for (int t = 0; t < 2; t++) e->node_calls[2 * i + t] = (struct exec_call){e, i, i + 1, t == 1};
+    for (int t = 0; t < 2; t++)
+      e->node_calls[2 * i + t] =
+          (struct exec_call){.exec = e, .first = i, .end = i + 1, .is_train = t == 1};
   }
   return 0;
 }
@@ -684,6 +686,7 @@ static int quiesce(struct mxr_executor *e) {
  * sets of the nodes and segments. */
 static int repoint(struct mxr_executor *e, int v) {
   struct mxr_tensor t = tensor_of(e->values[v]);
+  e->arrays_epoch++;
   for (int i = 0; i < e->num_nodes; i++) {
     struct exec_node *n = &e->nodes[i];
     if (!n->op) continue;
@@ -760,6 +763,9 @@ static void destroy(void *param) {
     free(e->segments[s].name);
     free(e->segments[s].reads);
     free(e->segments[s].writes);
+#ifdef MXR_HAVE_CUDA
+    for (int t = 0; t < 2; t++) mxr__cuda_graph_release(&e->segments[s].call[t].graph);
+#endif
   }
   for (int p = 0; p < 2; p++) {
     free(e->pass_sizes[p]);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "device/cuda_graph.h"
 #include "graph/graph.h"
 #include "mxref/executor.h"
 #include "op/op_internal.h"
@@ -62,6 +63,8 @@ struct exec_call {
   struct mxr_executor *exec;
   int first, end;         /* op nodes in [first, end) */
   bool is_train;
+  bool graph_safe;        /* a bulked segment a CUDA graph may replay */
+  struct mxr_cuda_graph graph; /* its graph state (MXNET_ENABLE_CUDA_GRAPHS) */
 };
 
 /* A segment: nodes [start, end) of the full graph pushed as one engine op. */
@@ -97,6 +100,9 @@ struct mxr_executor {
   mxr_ndarray **head_grads;      /* arrays of the head-gradient variables */
   int num_heads;
   bool has_backward;
+  /* Bumped whenever an array is rebound: CUDA graphs captured before it
+   * hold the old addresses and are recaptured (device/cuda_graph.h). */
+  uint64_t arrays_epoch;
   /* pass plans for mxr_executor_pass_ops */
   int *pass_sizes[2];
   const char **pass_names[2];

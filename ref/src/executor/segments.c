@@ -89,6 +89,14 @@ static char *segment_name(const struct mxr_executor *e, int start, int end) {
   return name;
 }
 
+/* Whether no node of [start, end) draws random numbers (whose seeds a CUDA
+ * graph would freeze). */
+static bool no_random_draws(const struct mxr_executor *e, int start, int end) {
+  for (int i = start; i < end; i++)
+    if (e->nodes[i].op && e->nodes[i].op->draws_random) return false;
+  return true;
+}
+
 /* Record segment [start, end) unless it holds no op. */
 static int create_segment(struct mxr_executor *e, int start, int end) {
   if (end <= start) return 0;
@@ -107,7 +115,10 @@ static int create_segment(struct mxr_executor *e, int start, int end) {
     free(s->name);
     return rc;
   }
-  for (int t = 0; t < 2; t++) s->call[t] = (struct exec_call){e, start, end, t == 1};
+  bool graph_safe = ops > 1 && no_random_draws(e, start, end);
+  for (int t = 0; t < 2; t++)
+    s->call[t] = (struct exec_call){.exec = e, .first = start, .end = end, .is_train = t == 1,
+                                    .graph_safe = graph_safe};
   e->seg_at[start] = s;
   e->num_segments++;
   return 0;
@@ -167,7 +178,7 @@ static int run_node(struct exec_node *n, const struct mxr_run_ctx *rctx, bool is
   return 0;
 }
 
-int mxr__exec_run_nodes(const struct mxr_run_ctx *rctx, void *param) {
+static int run_range(const struct mxr_run_ctx *rctx, void *param) {
   const struct exec_call *c = param;
   struct mxr_executor *e = c->exec;
   for (int i = c->first; i < c->end; i++) {
@@ -176,4 +187,15 @@ int mxr__exec_run_nodes(const struct mxr_run_ctx *rctx, void *param) {
     if (rc) return rc;
   }
   return 0;
+}
+
+/* A bulked segment on a GPU worker may run as a CUDA graph
+ * (MXNET_ENABLE_CUDA_GRAPHS, device/cuda_graph.h). */
+int mxr__exec_run_nodes(const struct mxr_run_ctx *rctx, void *param) {
+#ifdef MXR_HAVE_CUDA
+  struct exec_call *c = param;
+  if (c->graph_safe && rctx->stream && c->exec->opts.cuda_graphs)
+    return mxr__cuda_graph_run(&c->graph, c->exec->arrays_epoch, rctx, run_range, c);
+#endif
+  return run_range(rctx, param);
 }

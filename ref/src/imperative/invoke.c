@@ -119,14 +119,12 @@ int mxr__imperative_push(const mxr_op *op, mxr_op_params *params, int nin, mxr_n
   c->is_train = is_train;
   c->seed = mxr__random_next_call_seed();
   rc = fill_call(c, nin, in, nout, out, req, naux, aux);
-  if (!rc && op->workspace_bytes) {
+  /* CPU scratch only: GPU kernels use their worker's device scratch. */
+  if (!rc && op->workspace_bytes && mxr_context_is_cpu(ctx)) {
     struct mxr_shape shapes[MAX_ARRAYS];
     for (int i = 0; i < nin; i++) shapes[i] = c->tensors[i].shape;
     c->workspace_size = op->workspace_bytes(mxr__op_params_struct(params), shapes, nin);
-    if (c->workspace_size && !mxr_context_is_cpu(ctx))
-      rc = mxr_set_error(MXR_ENODEV, "%s: GPU workspaces are not supported yet", op->name);
-    else if (c->workspace_size && !(c->workspace = malloc(c->workspace_size)))
-      rc = oom();
+    if (c->workspace_size && !(c->workspace = malloc(c->workspace_size))) rc = oom();
   }
   if (rc) {
     free_call(c);

@@ -20,8 +20,10 @@
  *  - Forward: `forward_cpu` (and `forward_gpu`, on device memory, queued
  *    on the run context's stream) computes outputs from inputs, honouring req[i]
  *    per output (MXR_REQ_NULL: leave it; WRITE or INPLACE: overwrite; ADD:
- *    accumulate).  It never allocates: scratch memory is requested through
- *    `workspace_bytes` and handed in as ctx->workspace.  It returns 0 or a
+ *    accumulate).  It never allocates: a CPU kernel's scratch memory is
+ *    requested through `workspace_bytes` and handed in as ctx->workspace; a
+ *    GPU kernel takes device scratch from its worker (mxr__cuda_scratch,
+ *    device/cuda_worker.h), grown only until the largest shape has run.  It returns 0 or a
  *    negative status after mxr_set_error().  Kernels support float32;
  *    float64 is optional (advertise it in `dtypes`).
  *  - Gradient: `backward` names the backward op ("_backward_reverse"),
@@ -209,6 +211,11 @@ struct mxr_op {
   int num_mutate_inputs;
 
   int exec_type; /* enum mxr_exec_type */
+
+  /* The kernel draws random numbers from ctx->seed, which changes on every
+   * run (Dropout, LeakyReLU's rrelu): a segment holding it is never
+   * captured into a CUDA graph, whose launches replay fixed arguments. */
+  bool draws_random;
 };
 
 /* Each kernel file exports one NULL-terminated group; registry.c lists them. */

@@ -18,7 +18,17 @@
  * float32 and float64 share one code path: values are loaded as double and
  * every arithmetic result is rounded back to the tensor's dtype, which for
  * + - * / and sqrt gives exactly float arithmetic.
+ *
+ * On GPUs (op/gpu/conv.h), after the same checks: Convolution runs through
+ * cuDNN (so only in builds with cuDNN; cudnn_off cannot be honoured, as
+ * there is no other GPU convolution, and is ignored), with the algorithm
+ * chosen as cudnn_tune, or MXNET_CUDNN_AUTOTUNE_DEFAULT when it is None,
+ * says, within the `workspace` parameter's MB; Pooling runs kernels that
+ * compute the definition above, or cuDNN where it computes the same
+ * (cudnn_off: never).
  */
+#include "config.h"
+
 #include <cblas.h>
 #include <ctype.h>
 #include <float.h>
@@ -27,6 +37,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mxref/config.h"
+#include "op/gpu/conv.h"
 #include "op/op_internal.h"
 
 /* ------------------------------------------------------------ shared */
@@ -371,27 +383,58 @@ static void gemm(bool f64, bool ta, bool tb, int64_t m, int64_t n, int64_t k, co
                 (float)beta, c, (int)n);
 }
 
-/* Checks shared by the kernels: dtypes, layout, the geometry from the data
- * and the shapes of weight, bias and output (or their gradients), the BLAS
- * size limit and the workspace. */
-static int conv_prepare(const char *op, const struct conv_params *p, const struct mxr_op_ctx *ctx,
-                        const struct mxr_tensor *data, const struct mxr_tensor *weight,
-                        const struct mxr_tensor *bias, const struct mxr_tensor *out,
-                        struct conv_geom *g) {
+/* Checks shared by the CPU and GPU kernels (`dev` names which): layout, the
+ * geometry from the data and the shapes of weight, bias and output (or
+ * their gradients). */
+static int conv_validate(const char *op, const char *dev, const struct conv_params *p,
+                         const struct mxr_tensor *data, const struct mxr_tensor *weight,
+                         const struct mxr_tensor *bias, const struct mxr_tensor *out,
+                         struct conv_geom *g) {
   if (layout_channel_last(p->layout_id))
-    return mxr_set_error(MXR_EINVAL, "%s: layout=%s is not supported on CPU (only NCW, NCHW and NCDHW)",
-                         op, layout_names[p->layout_id]);
+    return mxr_set_error(MXR_EINVAL, "%s: layout=%s is not supported on %s (only NCW, NCHW and NCDHW)",
+                         op, layout_names[p->layout_id], dev);
   struct mxr_shape ws = {-1, {0}}, bs = {-1, {0}}, os = {-1, {0}};
   int st = conv_infer(p, &data->shape, &ws, bias ? &bs : NULL, &os);
   if (!st) st = check_tensor_shape(op, "weight", weight, &ws);
   if (!st && bias) st = check_tensor_shape(op, "bias", bias, &bs);
   if (!st) st = check_tensor_shape(op, "output", out, &os);
   if (!st) st = conv_geometry(p, &data->shape, g);
-  if (st) return st;
+  return st;
+}
+
+/* The forward's checks: dtypes, then conv_validate. */
+static int conv_forward_checks(const char *dev, const struct conv_params *p,
+                               const struct mxr_tensor *in, int nin, const struct mxr_tensor *out,
+                               struct conv_geom *g) {
+  const char *op = "Convolution";
+  int st = check_float_tensors(op, in, nin);
+  if (!st) st = check_float_tensors(op, out, 1);
+  if (!st) st = check_float_tensors(op, (const struct mxr_tensor[]){in[0], out[0]}, 2);
+  if (!st) st = conv_validate(op, dev, p, &in[0], &in[1], p->no_bias ? NULL : &in[2], &out[0], g);
+  return st;
+}
+
+/* The gradient's checks: dtypes, gradient shapes, then conv_validate. */
+static int conv_backward_checks(const char *dev, const struct conv_params *p,
+                                const struct mxr_tensor *in, int nin, const struct mxr_tensor *out,
+                                int nout, struct conv_geom *g) {
+  const char *op = "_backward_Convolution";
+  int st = check_float_tensors(op, in, nin);
+  if (!st) st = check_float_tensors(op, out, nout);
+  if (!st) st = check_float_tensors(op, (const struct mxr_tensor[]){in[0], out[0]}, 2);
+  for (int i = 0; !st && i < nout; i++) st = check_tensor_shape(op, "gradient", &out[i], &in[i + 1].shape);
+  if (!st) st = conv_validate(op, dev, p, &in[1], &in[2], p->no_bias ? NULL : &in[3], &in[0], g);
+  return st;
+}
+
+/* What only the CPU kernels need: BLAS's int sizes and the im2col
+ * workspace. */
+static int conv_cpu_checks(const char *op, const struct mxr_op_ctx *ctx, int dtype,
+                           const struct conv_geom *g) {
   int64_t kd = g->c / g->groups * g->ksz;
   if (g->f > INT_MAX || g->osz > INT_MAX || kd > INT_MAX)
     return mxr_set_error(MXR_EINVAL, "%s: matrix sizes exceed the BLAS limit", op);
-  size_t need = g->direct ? 0 : (size_t)(g->c * g->ksz * g->osz) * mxr_dtype_size(data->dtype);
+  size_t need = g->direct ? 0 : (size_t)(g->c * g->ksz * g->osz) * mxr_dtype_size(dtype);
   if (need && (!ctx || !ctx->workspace || ctx->workspace_size < need))
     return mxr_set_error(MXR_EINVAL, "%s: workspace of %zu bytes is too small (%zu needed)", op,
                          ctx ? ctx->workspace_size : (size_t)0, need);
@@ -405,10 +448,8 @@ static int conv_forward(const struct mxr_op_ctx *ctx, const void *params,
   const struct conv_params *p = params;
   if (req[0] == MXR_REQ_NULL) return 0;
   struct conv_geom g;
-  int st = check_float_tensors("Convolution", in, nin);
-  if (!st) st = check_float_tensors("Convolution", out, 1);
-  if (!st) st = check_float_tensors("Convolution", (const struct mxr_tensor[]){in[0], out[0]}, 2);
-  if (!st) st = conv_prepare("Convolution", p, ctx, &in[0], &in[1], p->no_bias ? NULL : &in[2], &out[0], &g);
+  int st = conv_forward_checks("CPU", p, in, nin, out, &g);
+  if (!st) st = conv_cpu_checks("Convolution", ctx, in[0].dtype, &g);
   if (st) return st;
   const bool f64 = in[0].dtype == MXR_FLOAT64;
   const size_t es = f64 ? 8 : 4;
@@ -444,11 +485,8 @@ static int conv_backward(const struct mxr_op_ctx *ctx, const void *params,
   const struct conv_params *p = params;
   const char *op = "_backward_Convolution";
   struct conv_geom g;
-  int st = check_float_tensors(op, in, nin);
-  if (!st) st = check_float_tensors(op, out, nout);
-  if (!st) st = check_float_tensors(op, (const struct mxr_tensor[]){in[0], out[0]}, 2);
-  for (int i = 0; !st && i < nout; i++) st = check_tensor_shape(op, "gradient", &out[i], &in[i + 1].shape);
-  if (!st) st = conv_prepare(op, p, ctx, &in[1], &in[2], p->no_bias ? NULL : &in[3], &in[0], &g);
+  int st = conv_backward_checks("CPU", p, in, nin, out, nout, &g);
+  if (!st) st = conv_cpu_checks(op, ctx, in[0].dtype, &g);
   if (st) return st;
   const bool f64 = in[0].dtype == MXR_FLOAT64;
   const size_t es = f64 ? 8 : 4;
@@ -493,6 +531,60 @@ static int conv_backward(const struct mxr_op_ctx *ctx, const void *params,
   return 0;
 }
 
+#if defined(MXR_HAVE_CUDA) && defined(MXR_HAVE_CUDNN)
+/* The launchers' view of a convolution (op/gpu/conv.h). */
+static struct mxr__gpu_conv conv_gpu_desc(const struct conv_params *p, const struct conv_geom *g,
+                                          int dtype) {
+  struct mxr__gpu_conv cv = {
+      .nsp = p->kernel.n,
+      .dtype = dtype,
+      .n = g->n,
+      .c = g->c,
+      .f = g->f,
+      .groups = g->groups,
+      .tune = p->tune == L_NONE ? mxr_config_get()->cudnn_autotune_default : p->tune,
+      .workspace_limit = (size_t)p->workspace << 20, /* MB, as MXNet reads it */
+  };
+  for (int i = 0; i < 3; i++) {
+    cv.in[i] = g->in[i];
+    cv.out[i] = g->out[i];
+    cv.k[i] = g->k[i];
+    cv.s[i] = g->s[i];
+    cv.p[i] = g->p[i];
+    cv.d[i] = g->d[i];
+  }
+  return cv;
+}
+
+static int conv_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                            const struct mxr_tensor *in, int nin, const int *req,
+                            struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  (void)nout, (void)aux, (void)naux;
+  const struct conv_params *p = params;
+  if (req[0] == MXR_REQ_NULL) return 0;
+  struct conv_geom g;
+  int st = conv_forward_checks("GPU", p, in, nin, out, &g);
+  if (st) return st;
+  const struct mxr__gpu_conv cv = conv_gpu_desc(p, &g, in[0].dtype);
+  return mxr__gpu_conv_forward(ctx ? ctx->run : NULL, &cv, in[0].data, in[1].data,
+                               p->no_bias ? NULL : in[2].data, out[0].data, req[0]);
+}
+
+static int conv_backward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                             const struct mxr_tensor *in, int nin, const int *req,
+                             struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  (void)aux, (void)naux;
+  const struct conv_params *p = params;
+  struct conv_geom g;
+  int st = conv_backward_checks("GPU", p, in, nin, out, nout, &g);
+  if (st) return st;
+  const struct mxr__gpu_conv cv = conv_gpu_desc(p, &g, in[0].dtype);
+  return mxr__gpu_conv_backward(ctx ? ctx->run : NULL, &cv, in[0].data, in[1].data, in[2].data,
+                                out[0].data, req[0], out[1].data, req[1],
+                                p->no_bias ? NULL : out[2].data, p->no_bias ? MXR_REQ_NULL : req[2]);
+}
+#endif
+
 static int conv_nin(const void *params) { return ((const struct conv_params *)params)->no_bias ? 2 : 3; }
 static int conv_backward_nin(const void *params) { return conv_nin(params) + 1; }
 
@@ -512,6 +604,7 @@ static const struct mxr_op op_convolution = {
     .infer_shape = conv_shape,
     .dtypes = F32_F64,
     .forward_cpu = conv_forward,
+    .forward_gpu = MXR_CUDNN_GPU_FORWARD(conv_forward_gpu),
     .workspace_bytes = conv_workspace,
     .backward = "_backward_Convolution",
     .grad_flags = MXR_GRAD_USE_INPUTS,
@@ -530,6 +623,7 @@ static const struct mxr_op op_backward_convolution = {
     .infer_shape = conv_backward_shape,
     .dtypes = F32_F64,
     .forward_cpu = conv_backward,
+    .forward_gpu = MXR_CUDNN_GPU_FORWARD(conv_backward_gpu),
     .workspace_bytes = conv_backward_workspace,
 };
 
@@ -834,18 +928,25 @@ static int pool_forward(const struct mxr_op_ctx *ctx, const void *params,
   return 0;
 }
 
-static int pool_backward(const struct mxr_op_ctx *ctx, const void *params,
-                         const struct mxr_tensor *in, int nin, const int *req,
-                         struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
-  (void)ctx, (void)nin, (void)nout, (void)aux, (void)naux;
+/* _backward_Pooling's checks (both devices): in = (ograd, data, output). */
+static int pool_backward_checks(const struct pool_params *p, const struct mxr_tensor *in,
+                                const struct mxr_tensor *out, struct pool_run *r) {
   const char *op = "_backward_Pooling";
-  if (req[0] == MXR_REQ_NULL) return 0;
-  struct pool_run r;
   int st = check_float_tensors(op, in, 3);
   if (!st) st = check_float_tensors(op, (const struct mxr_tensor[]){in[0], out[0]}, 2);
   if (!st) st = check_tensor_shape(op, "data gradient", &out[0], &in[1].shape);
   if (!st) st = check_tensor_shape(op, "output gradient", &in[0], &in[2].shape);
-  if (!st) st = pool_prepare(op, params, &in[1], &in[2], &r);
+  if (!st) st = pool_prepare(op, p, &in[1], &in[2], r);
+  return st;
+}
+
+static int pool_backward(const struct mxr_op_ctx *ctx, const void *params,
+                         const struct mxr_tensor *in, int nin, const int *req,
+                         struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  (void)ctx, (void)nin, (void)nout, (void)aux, (void)naux;
+  if (req[0] == MXR_REQ_NULL) return 0;
+  struct pool_run r;
+  int st = pool_backward_checks(params, in, out, &r);
   if (st) return st;
   const struct pool_geom *g = &r.g;
   const bool f64 = r.f64;
@@ -882,6 +983,62 @@ static int pool_backward(const struct mxr_op_ctx *ctx, const void *params,
   return 0;
 }
 
+#ifdef MXR_HAVE_CUDA
+_Static_assert((int)POOL_MAX == (int)MXR__GPU_POOL_MAX && (int)POOL_AVG == (int)MXR__GPU_POOL_AVG &&
+                   (int)POOL_SUM == (int)MXR__GPU_POOL_SUM && (int)POOL_LP == (int)MXR__GPU_POOL_LP,
+               "pool types are numbered alike in conv.h");
+
+/* The launchers' view of a pooling (op/gpu/conv.h). */
+static struct mxr__gpu_pool pool_gpu_desc(const struct pool_params *p, const struct pool_run *r,
+                                          int dtype) {
+  const struct pool_geom *g = &r->g;
+  struct mxr__gpu_pool pl = {
+      .nsp = g->nsp,
+      .dtype = dtype,
+      .channel_last = g->last,
+      .type = r->type,
+      .p_value = r->pv,
+      .include_pad = r->include_pad,
+      .allow_cudnn = !p->cudnn_off,
+      .n = g->n,
+      .c = g->c,
+  };
+  for (int i = 0; i < 3; i++) {
+    pl.in[i] = g->in[i];
+    pl.out[i] = g->out[i];
+    pl.k[i] = g->k[i];
+    pl.s[i] = g->s[i];
+    pl.p[i] = g->p[i];
+  }
+  return pl;
+}
+
+static int pool_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                            const struct mxr_tensor *in, int nin, const int *req,
+                            struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  (void)nin, (void)nout, (void)aux, (void)naux;
+  if (req[0] == MXR_REQ_NULL) return 0;
+  struct pool_run r;
+  int st = pool_prepare("Pooling", params, &in[0], &out[0], &r);
+  if (st) return st;
+  const struct mxr__gpu_pool pl = pool_gpu_desc(params, &r, in[0].dtype);
+  return mxr__gpu_pool_forward(ctx ? ctx->run : NULL, &pl, in[0].data, out[0].data, req[0]);
+}
+
+static int pool_backward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                             const struct mxr_tensor *in, int nin, const int *req,
+                             struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  (void)nin, (void)nout, (void)aux, (void)naux;
+  if (req[0] == MXR_REQ_NULL) return 0;
+  struct pool_run r;
+  int st = pool_backward_checks(params, in, out, &r);
+  if (st) return st;
+  const struct mxr__gpu_pool pl = pool_gpu_desc(params, &r, in[1].dtype);
+  return mxr__gpu_pool_backward(ctx ? ctx->run : NULL, &pl, in[0].data, in[1].data, in[2].data,
+                                out[0].data, req[0]);
+}
+#endif
+
 static const char *const pool_inputs[] = {"data"};
 static const char *const pool_grad_inputs[] = {"ograd", "data", "output"};
 
@@ -898,6 +1055,7 @@ static const struct mxr_op op_pooling = {
     .infer_shape = pool_shape,
     .dtypes = F32_F64,
     .forward_cpu = pool_forward,
+    .forward_gpu = MXR_GPU_FORWARD(pool_forward_gpu),
     .backward = "_backward_Pooling",
     .grad_flags = MXR_GRAD_USE_INPUTS | MXR_GRAD_USE_OUTPUTS,
 };
@@ -915,6 +1073,7 @@ static const struct mxr_op op_backward_pooling = {
     .infer_shape = pool_backward_shape,
     .dtypes = F32_F64,
     .forward_cpu = pool_backward,
+    .forward_gpu = MXR_GPU_FORWARD(pool_backward_gpu),
 };
 
 const struct mxr_op *const mxr__ops_conv[] = {

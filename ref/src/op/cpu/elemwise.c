@@ -19,20 +19,49 @@
  * two outputs compute the one that may share the head gradient's memory
  * last.
  */
+#include "config.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "op/elemwise_fn.h"
+#include "op/gpu/elemwise.h"
+#include "op/gpu/launch.h"
 #include "op/op_internal.h"
 
 #define FLOAT_DTYPES ((1u << MXR_FLOAT32) | (1u << MXR_FLOAT64))
 
-#define KERNEL(fn)                                                                           \
-  static int fn(const struct mxr_op_ctx *ctx, const void *params, const struct mxr_tensor *in, \
-                int nin, const int *req, struct mxr_tensor *out, int nout,                     \
-                struct mxr_tensor *aux, int naux)
-#define KERNEL_ARGS_UNUSED \
-  ((void)ctx, (void)params, (void)in, (void)nin, (void)req, (void)out, (void)nout, (void)aux, (void)naux)
+/* Where a kernel runs: on the host (loops over the elements here), or on a
+ * GPU (the launchers of op/gpu/elemwise.h, queued on `stream`). */
+struct site {
+  bool gpu;
+  void *stream;
+};
+
+#define KERNEL_PARAMS                                                                        \
+  const struct mxr_op_ctx *ctx, const void *params, const struct mxr_tensor *in, int nin,    \
+      const int *req, struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux
+#define KERNEL_PASS ctx, params, in, nin, req, out, nout, aux, naux
+
+/* KERNEL(fn) { body }: one body for both devices, reading `site`, with the
+ * entry points fn_cpu and (CUDA builds) fn_gpu that the op table names. */
+#ifdef MXR_HAVE_CUDA
+#define KERNEL_GPU_ENTRY(fn)                                              \
+  static int fn##_gpu(KERNEL_PARAMS) {                                    \
+    return fn(&(struct site){true, mxr__op_stream(ctx)}, KERNEL_PASS);    \
+  }
+#else
+#define KERNEL_GPU_ENTRY(fn)
+#endif
+#define KERNEL(fn)                                                                          \
+  static int fn(const struct site *site, KERNEL_PARAMS);                                   \
+  static int fn##_cpu(KERNEL_PARAMS) { return fn(&(struct site){false, NULL}, KERNEL_PASS); } \
+  KERNEL_GPU_ENTRY(fn)                                                                     \
+  static int fn(const struct site *site, KERNEL_PARAMS)
+#define KERNEL_ARGS_UNUSED                                                                 \
+  ((void)site, (void)ctx, (void)params, (void)in, (void)nin, (void)req, (void)out, (void)nout, \
+   (void)aux, (void)naux)
 
 #define SHAPE_FN(fn)                                                                   \
   static int fn(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out, \
@@ -40,12 +69,6 @@
 
 static const char *const data_names[] = {"data", "gamma"};
 static const char *const lhs_rhs[] = {"lhs", "rhs"};
-
-/* MXNet keeps these constants as float. */
-#define SELU_ALPHA_F 1.6732632423543772848170429916717f
-#define SELU_LAMBDA_F 1.0507009873554804934193349852946f
-#define SQRT2_F 1.4142135623730950488016887242096f
-#define PI_F 3.14159265358979323846f
 
 /* ------------------------------------------------------- element access */
 
@@ -63,93 +86,22 @@ static inline void st(struct mxr_tensor *t, int64_t i, int req, double v) {
 /* A parameter as the kernel's dtype sees it. */
 static double as_dtype(int dtype, double v) { return dtype == MXR_FLOAT64 ? v : (double)(float)v; }
 
-/* --------------------------------------------------- element functions */
-
-/* One code per elementwise function of up to three operands.  Forward
- * functions take x (and a second operand b); gradient functions take the
- * head gradient g first and return g times the local derivative. */
-enum efn {
-  F_NEG, F_EXP, F_LOG, F_SQRT, F_SQUARE, F_RELU, F_SIGMOID, F_TANH, F_SOFTRELU, F_SOFTSIGN,
-  F_SELU, F_GELU,
-  F_ADD, F_SUB, F_MUL, F_DIV, F_RSUB, F_RDIV, /* x op b; R*: b op x */
-  F_XELU,  /* x > 0 ? x : b * x (in float) */
-  F_ELU,   /* x > 0 ? x : b * expm1(x) */
-  /* gradients: (g, b, c) */
-  G_LOG,      /* b = x */
-  G_SQRT,     /* b = y */
-  G_SQUARE,   /* b = x */
-  G_RELU,     /* b = y */
-  G_SIGMOID,  /* b = y */
-  G_TANH,     /* b = y */
-  G_SOFTRELU, /* b = y */
-  G_SOFTSIGN, /* b = x */
-  G_XELU,     /* b = y, c = slope */
-  G_ELU,      /* b = y, c = slope */
-  G_SELU,     /* b = y (MXNet's formula, see below) */
-  G_GELU,     /* b = x */
-  G_RDIV,     /* b = x, c = scalar: d(c / x) */
-};
-
-static double gelu_of(double x) {
-  float xf = (float)x;
-  return (double)(0.5f * xf * (1.0f + erff(xf / SQRT2_F)));
-}
-
-static double gelu_grad_of(double x) {
-  float xf = (float)x, z = xf / SQRT2_F;
-  float erf_slope = (float)(2.0 / (double)sqrtf(PI_F) * (double)expf(-(z * z)));
-  return (double)(0.5f * (1.0f + erff(z) + xf * erf_slope / SQRT2_F));
-}
-
-static double eval(int fn, double a, double b, double c) {
-  switch (fn) {
-    case F_NEG: return -a;
-    case F_EXP: return exp(a);
-    case F_LOG: return log(a);
-    case F_SQRT: return sqrt(a);
-    case F_SQUARE: return a * a;
-    case F_RELU: return isnan(a) || a > 0 ? a : 0.0; /* NaN passes, as in MXNet */
-    case F_SIGMOID: return 1.0 / (1.0 + exp(-a));
-    case F_TANH: return tanh(a);
-    case F_SOFTRELU: return a > 20.0 ? a : log1p(exp(a));
-    case F_SOFTSIGN: return a / (1.0 + fabs(a));
-    case F_SELU:
-      return (double)SELU_LAMBDA_F * (a > 0 ? a : (double)SELU_ALPHA_F * expm1(a));
-    case F_GELU: return gelu_of(a);
-    case F_ADD: return a + b;
-    case F_SUB: return a - b;
-    case F_MUL: return a * b;
-    case F_DIV: return a / b;
-    case F_RSUB: return b - a;
-    case F_RDIV: return b / a;
-    case F_XELU: return a > 0 ? a : (double)((float)a * (float)b);
-    case F_ELU: return a > 0 ? a : b * expm1(a);
-    case G_LOG: return a / b;
-    case G_SQRT: return a * (0.5 / b);
-    case G_SQUARE: return a * (2.0 * b);
-    case G_RELU: return a * (isnan(b) ? b : (b > 0 ? 1.0 : 0.0));
-    case G_SIGMOID: return a * (b * (1.0 - b));
-    case G_TANH: return a * (1.0 - b * b);
-    case G_SOFTRELU: return a * -expm1(-b);
-    case G_SOFTSIGN: return a / ((1.0 + fabs(b)) * (1.0 + fabs(b)));
-    case G_XELU: return a * (b > 0 ? 1.0 : c);
-    case G_ELU: return a * (b > 0 ? 1.0 : c + b);
-    /* MXNet 1.9.1 evaluates lambda * (alpha + y) on the output y for y <= 0;
-     * the exact derivative would be y + lambda * alpha.  Kept for parity. */
-    case G_SELU: return a * (double)SELU_LAMBDA_F * (b > 0 ? 1.0 : (double)SELU_ALPHA_F + b);
-    case G_GELU: return a * gelu_grad_of(b);
-    case G_RDIV: return a * (-c / (b * b));
-  }
-  return NAN;
-}
+/* A device pointer for the launchers (NULL for a missing operand). */
+static const void *data_of(const struct mxr_tensor *t) { return t ? t->data : NULL; }
 
 /* o[i] = fn(a[i], b ? b[i] : bk, c ? c[i] : ck) for every element. */
-static void emap(int fn, const struct mxr_tensor *a, const struct mxr_tensor *b, double bk,
-                 const struct mxr_tensor *c, double ck, struct mxr_tensor *o, int req) {
-  if (req == MXR_REQ_NULL) return;
+static int emap(const struct site *site, int fn, const struct mxr_tensor *a,
+                const struct mxr_tensor *b, double bk, const struct mxr_tensor *c, double ck,
+                struct mxr_tensor *o, int req) {
+  if (req == MXR_REQ_NULL) return 0;
   int64_t n = mxr_tensor_size(o);
+  if (site->gpu)
+    return mxr__gpu_emap(site->stream, fn, o->dtype, n, a->data,
+                         (struct mxr_gpu_operand){data_of(b), bk},
+                         (struct mxr_gpu_operand){data_of(c), ck}, o->data, req);
   for (int64_t i = 0; i < n; i++)
-    st(o, i, req, eval(fn, ld(a, i), b ? ld(b, i) : bk, c ? ld(c, i) : ck));
+    st(o, i, req, elemwise_eval(fn, ld(a, i), b ? ld(b, i) : bk, c ? ld(c, i) : ck));
+  return 0;
 }
 
 /* --------------------------------------------------------------- checks */
@@ -258,16 +210,6 @@ SHAPE_FN(bcast_grad_infer) {
 
 /* ----------------------------------------------------------- broadcasting */
 
-/* Three arrays aligned to the iteration shape `dim` (the result's, or the
- * head gradient's): k = 0 that array, 1 lhs, 2 rhs.  Broadcast axes have
- * stride 0. */
-struct bcast {
-  int nd;
-  int64_t dim[MXR_MAX_NDIM];
-  int64_t sdim[3][MXR_MAX_NDIM];
-  int64_t stride[3][MXR_MAX_NDIM];
-};
-
 /* `o` must be bcast_shape(a, b) (callers check). */
 static void bcast_init(const struct mxr_shape *o, const struct mxr_shape *a, const struct mxr_shape *b,
                        struct bcast *bc) {
@@ -310,37 +252,30 @@ static inline void walk_step(struct walk *w, const struct bcast *bc) {
   }
 }
 
-static void bcast_forward(int fn, const struct bcast *bc, const struct mxr_tensor *a,
-                          const struct mxr_tensor *b, struct mxr_tensor *o, int req) {
-  if (req == MXR_REQ_NULL) return;
+static int bcast_forward(const struct site *site, int fn, const struct bcast *bc,
+                         const struct mxr_tensor *a, const struct mxr_tensor *b,
+                         struct mxr_tensor *o, int req) {
+  if (req == MXR_REQ_NULL) return 0;
+  int64_t n = mxr_tensor_size(o);
+  if (site->gpu)
+    return mxr__gpu_bcast_map(site->stream, fn, o->dtype, bc, n, a->data, b->data, o->data, req);
   struct walk w = {.n = bc->nd};
   for (int d = 0; d < bc->nd; d++) w.axis[d] = d;
-  int64_t n = mxr_tensor_size(o);
   for (int64_t i = 0; i < n; i++, walk_step(&w, bc))
-    st(o, i, req, eval(fn, ld(a, w.off[1]), ld(b, w.off[2]), 0));
-}
-
-/* Gradient kinds of the broadcast binary ops. */
-enum gkind { K_ADD, K_SUB, K_MUL, K_DIV, K_PRELU };
-
-static double bgrad(int kind, int side, double g, double a, double b) {
-  switch (kind) {
-    case K_ADD: return g;
-    case K_SUB: return side ? -g : g;
-    case K_MUL: return side ? g * a : g * b;
-    case K_DIV: return side ? g * (-a / (b * b)) : g / b;
-    case K_PRELU: return side ? g * (a > 0 ? 0.0 : a) : g * (a > 0 ? 1.0 : b); /* a = x, b = gamma */
-  }
-  return NAN;
+    st(o, i, req, elemwise_eval(fn, ld(a, w.off[1]), ld(b, w.off[2]), 0));
+  return 0;
 }
 
 /* grad[side] = sum over the axes where input `side` was stretched.  The
  * iteration visits the kept axes outside and the summed axes inside, so
  * each run of `inner` steps makes one element of the gradient. */
-static void bcast_grad_side(int kind, int side, const struct bcast *bc, const struct mxr_tensor *g,
-                            const struct mxr_tensor *a, const struct mxr_tensor *b,
-                            struct mxr_tensor *o, int req) {
-  if (req == MXR_REQ_NULL) return;
+static int bcast_grad_side(const struct site *site, int kind, int side, const struct bcast *bc,
+                           const struct mxr_tensor *g, const struct mxr_tensor *a,
+                           const struct mxr_tensor *b, struct mxr_tensor *o, int req) {
+  if (req == MXR_REQ_NULL) return 0;
+  if (site->gpu)
+    return mxr__gpu_bcast_grad(site->stream, kind, side, o->dtype, bc, mxr_tensor_size(o), g->data,
+                               data_of(a), data_of(b), o->data, req);
   struct walk w = {.n = 0};
   int64_t inner = 1;
   for (int d = 0; d < bc->nd; d++)
@@ -351,42 +286,45 @@ static void bcast_grad_side(int kind, int side, const struct bcast *bc, const st
   for (int64_t e = 0; e < outer; e++) {
     double acc = 0;
     for (int64_t j = 0; j < inner; j++, walk_step(&w, bc))
-      acc += bgrad(kind, side, ld(g, w.off[0]), a ? ld(a, w.off[1]) : 0, b ? ld(b, w.off[2]) : 0);
+      acc += bcast_grad_term(kind, side, ld(g, w.off[0]), a ? ld(a, w.off[1]) : 0,
+                             b ? ld(b, w.off[2]) : 0);
     st(o, e, req, acc);
   }
+  return 0;
 }
 
 /* Both gradients; the one that may share the head gradient's memory (the
  * in-place hint of the backward op) goes last. */
-static void bcast_grads(int kind, const struct bcast *bc, const struct mxr_tensor *g,
-                        const struct mxr_tensor *a, const struct mxr_tensor *b, const int *req,
-                        struct mxr_tensor *out, int last) {
-  bcast_grad_side(kind, 1 - last, bc, g, a, b, &out[1 - last], req[1 - last]);
-  bcast_grad_side(kind, last, bc, g, a, b, &out[last], req[last]);
+static int bcast_grads(const struct site *site, int kind, const struct bcast *bc,
+                       const struct mxr_tensor *g, const struct mxr_tensor *a,
+                       const struct mxr_tensor *b, const int *req, struct mxr_tensor *out,
+                       int last) {
+  int st_ = bcast_grad_side(site, kind, 1 - last, bc, g, a, b, &out[1 - last], req[1 - last]);
+  return st_ ? st_ : bcast_grad_side(site, kind, last, bc, g, a, b, &out[last], req[last]);
 }
 
 /* ------------------------------------------------- binary elementwise ops */
 
-static int binary_run(const char *op, int fn, const struct mxr_tensor *in, const int *req,
-                      struct mxr_tensor *out) {
+static int binary_run(const struct site *site, const char *op, int fn,
+                      const struct mxr_tensor *in, const int *req, struct mxr_tensor *out) {
   int st_ = check_same(op, in, 2, out, 1);
-  if (!st_) emap(fn, &in[0], &in[1], 0, NULL, 0, &out[0], req[0]);
-  return st_;
+  return st_ ? st_ : emap(site, fn, &in[0], &in[1], 0, NULL, 0, &out[0], req[0]);
 }
 
 /* _backward_{add,sub,mul,div}: in = (g) or (g, lhs, rhs). */
-static int binary_grad_run(const char *op, int kind, const struct mxr_tensor *in, int nin,
-                           const int *req, struct mxr_tensor *out) {
+static int binary_grad_run(const struct site *site, const char *op, int kind,
+                           const struct mxr_tensor *in, int nin, const int *req,
+                           struct mxr_tensor *out) {
   int st_ = check_same(op, in, nin, out, 2);
   if (st_) return st_;
   struct bcast bc;
   bcast_flat(mxr_tensor_size(&in[0]), &bc);
-  bcast_grads(kind, &bc, &in[0], nin == 3 ? &in[1] : NULL, nin == 3 ? &in[2] : NULL, req, out, 1);
-  return 0;
+  return bcast_grads(site, kind, &bc, &in[0], nin == 3 ? &in[1] : NULL, nin == 3 ? &in[2] : NULL,
+                     req, out, 1);
 }
 
-static int bcast_run(const char *op, int fn, const struct mxr_tensor *in, const int *req,
-                     struct mxr_tensor *out) {
+static int bcast_run(const struct site *site, const char *op, int fn, const struct mxr_tensor *in,
+                     const int *req, struct mxr_tensor *out) {
   int st_ = check_dtypes(op, in, 2, out, 1);
   if (st_) return st_;
   struct mxr_shape o;
@@ -394,13 +332,13 @@ static int bcast_run(const char *op, int fn, const struct mxr_tensor *in, const 
   if (!mxr_shape_equal(&o, &out[0].shape)) return differ(op, &o, &out[0].shape);
   struct bcast bc;
   bcast_init(&o, &in[0].shape, &in[1].shape, &bc);
-  bcast_forward(fn, &bc, &in[0], &in[1], &out[0], req[0]);
-  return 0;
+  return bcast_forward(site, fn, &bc, &in[0], &in[1], &out[0], req[0]);
 }
 
 /* _backward_broadcast_*: the gradients' own shapes say what was stretched. */
-static int bcast_grad_run(const char *op, int kind, const struct mxr_tensor *in, int nin,
-                          const int *req, struct mxr_tensor *out) {
+static int bcast_grad_run(const struct site *site, const char *op, int kind,
+                          const struct mxr_tensor *in, int nin, const int *req,
+                          struct mxr_tensor *out) {
   int st_ = check_dtypes(op, in, nin, out, 2);
   if (st_) return st_;
   for (int k = 0; nin == 3 && k < 2; k++)
@@ -410,18 +348,18 @@ static int bcast_grad_run(const char *op, int kind, const struct mxr_tensor *in,
   if (!mxr_shape_equal(&o, &in[0].shape)) return differ(op, &o, &in[0].shape);
   struct bcast bc;
   bcast_init(&o, &out[0].shape, &out[1].shape, &bc);
-  bcast_grads(kind, &bc, &in[0], nin == 3 ? &in[1] : NULL, nin == 3 ? &in[2] : NULL, req, out, 1);
-  return 0;
+  return bcast_grads(site, kind, &bc, &in[0], nin == 3 ? &in[1] : NULL, nin == 3 ? &in[2] : NULL,
+                     req, out, 1);
 }
 
 #define BINARY_KERNEL(kname, OPNAME, FN) \
-  KERNEL(kname) { return KERNEL_ARGS_UNUSED, binary_run(OPNAME, FN, in, req, out); }
+  KERNEL(kname) { return KERNEL_ARGS_UNUSED, binary_run(site, OPNAME, FN, in, req, out); }
 #define BINARY_GRAD_KERNEL(kname, OPNAME, KIND) \
-  KERNEL(kname) { return KERNEL_ARGS_UNUSED, binary_grad_run(OPNAME, KIND, in, nin, req, out); }
+  KERNEL(kname) { return KERNEL_ARGS_UNUSED, binary_grad_run(site, OPNAME, KIND, in, nin, req, out); }
 #define BCAST_KERNEL(kname, OPNAME, FN) \
-  KERNEL(kname) { return KERNEL_ARGS_UNUSED, bcast_run(OPNAME, FN, in, req, out); }
+  KERNEL(kname) { return KERNEL_ARGS_UNUSED, bcast_run(site, OPNAME, FN, in, req, out); }
 #define BCAST_GRAD_KERNEL(kname, OPNAME, KIND) \
-  KERNEL(kname) { return KERNEL_ARGS_UNUSED, bcast_grad_run(OPNAME, KIND, in, nin, req, out); }
+  KERNEL(kname) { return KERNEL_ARGS_UNUSED, bcast_grad_run(site, OPNAME, KIND, in, nin, req, out); }
 
 BINARY_KERNEL(add_fwd, "elemwise_add", F_ADD)
 BINARY_KERNEL(sub_fwd, "elemwise_sub", F_SUB)
@@ -454,17 +392,18 @@ static const struct mxr_param_field scalar_fields[] = {
 };
 
 /* out = fn(x, scalar), or for _backward_rdiv_scalar fn(g, x, scalar). */
-static int scalar_run(const char *op, int fn, const void *params, const struct mxr_tensor *in,
-                      int nin, const int *req, struct mxr_tensor *out) {
+static int scalar_run(const struct site *site, const char *op, int fn, const void *params,
+                      const struct mxr_tensor *in, int nin, const int *req,
+                      struct mxr_tensor *out) {
   int st_ = check_same(op, in, nin, out, 1);
   double s = as_dtype(in[0].dtype, ((const struct scalar_params *)params)->scalar);
-  if (!st_ && nin == 1) emap(fn, &in[0], NULL, s, NULL, 0, &out[0], req[0]);
-  if (!st_ && nin == 2) emap(fn, &in[0], &in[1], 0, NULL, s, &out[0], req[0]);
-  return st_;
+  if (st_) return st_;
+  if (nin == 1) return emap(site, fn, &in[0], NULL, s, NULL, 0, &out[0], req[0]);
+  return emap(site, fn, &in[0], &in[1], 0, NULL, s, &out[0], req[0]);
 }
 
 #define SCALAR_KERNEL(kname, OPNAME, FN) \
-  KERNEL(kname) { return KERNEL_ARGS_UNUSED, scalar_run(OPNAME, FN, params, in, nin, req, out); }
+  KERNEL(kname) { return KERNEL_ARGS_UNUSED, scalar_run(site, OPNAME, FN, params, in, nin, req, out); }
 
 SCALAR_KERNEL(plus_scalar_fwd, "_plus_scalar", F_ADD)
 SCALAR_KERNEL(minus_scalar_fwd, "_minus_scalar", F_SUB)
@@ -479,15 +418,14 @@ SCALAR_KERNEL(rdiv_scalar_bwd, "_backward_rdiv_scalar", G_RDIV)
 /* ------------------------------------------------------------ unary ops */
 
 /* out = fn(in[0]) or, for the binary gradient ops, fn(g, in[1]). */
-static int unary_run(const char *op, int fn, const struct mxr_tensor *in, int nin, const int *req,
-                     struct mxr_tensor *out) {
+static int unary_run(const struct site *site, const char *op, int fn, const struct mxr_tensor *in,
+                     int nin, const int *req, struct mxr_tensor *out) {
   int st_ = check_same(op, in, nin, out, 1);
-  if (!st_) emap(fn, &in[0], nin > 1 ? &in[1] : NULL, 0, NULL, 0, &out[0], req[0]);
-  return st_;
+  return st_ ? st_ : emap(site, fn, &in[0], nin > 1 ? &in[1] : NULL, 0, NULL, 0, &out[0], req[0]);
 }
 
 #define UNARY_KERNEL(kname, OPNAME, FN) \
-  KERNEL(kname) { return KERNEL_ARGS_UNUSED, unary_run(OPNAME, FN, in, nin, req, out); }
+  KERNEL(kname) { return KERNEL_ARGS_UNUSED, unary_run(site, OPNAME, FN, in, nin, req, out); }
 
 UNARY_KERNEL(negative_fwd, "negative", F_NEG)
 UNARY_KERNEL(exp_fwd, "exp", F_EXP)
@@ -520,7 +458,7 @@ static const struct mxr_param_field act_fields[] = {
 KERNEL(act_fwd) {
   KERNEL_ARGS_UNUSED;
   static const int fn[] = {F_RELU, F_SIGMOID, F_TANH, F_SOFTRELU, F_SOFTSIGN};
-  return unary_run("Activation", fn[((const struct act_params *)params)->act_type], in, 1, req, out);
+  return unary_run(site, "Activation", fn[((const struct act_params *)params)->act_type], in, 1, req, out);
 }
 
 /* in = (g, x, y); softsign's derivative is taken at x, the others' at y. */
@@ -529,8 +467,8 @@ KERNEL(act_bwd) {
   static const int fn[] = {G_RELU, G_SIGMOID, G_TANH, G_SOFTRELU, G_SOFTSIGN};
   int act = ((const struct act_params *)params)->act_type;
   int st_ = check_same("_backward_Activation", in, 3, out, 1);
-  if (!st_) emap(fn[act], &in[0], &in[act == ACT_SOFTSIGN ? 1 : 2], 0, NULL, 0, &out[0], req[0]);
-  return st_;
+  if (st_) return st_;
+  return emap(site, fn[act], &in[0], &in[act == ACT_SOFTSIGN ? 1 : 2], 0, NULL, 0, &out[0], req[0]);
 }
 
 /* ------------------------------------------------------------- LeakyReLU */
@@ -611,30 +549,29 @@ SHAPE_FN(leaky_grad_infer) {
   return st_;
 }
 
-/* Per-call generator for rrelu's slopes (splitmix64). */
-static double next_uniform(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return (double)(z >> 11) * (1.0 / 9007199254740992.0);
-}
-
-/* rrelu: slopes drawn from [lower, upper) in training, stored in the mask;
- * in inference one slope (lower + upper) / 2 (MXNet leaves the mask unset
- * then; here it holds that slope, so a backward pass still works). */
-static void rrelu_forward(const struct mxr_op_ctx *ctx, const struct leaky_params *p,
-                          const struct mxr_tensor *x, const int *req, struct mxr_tensor *out) {
+/* rrelu: slopes drawn from [lower, upper) in training (the i-th draw of
+ * the call's splitmix64 sequence for element i, on either device), stored
+ * in the mask; in inference one slope (lower + upper) / 2 (MXNet leaves the
+ * mask unset then; here it holds that slope, so a backward pass still
+ * works). */
+static int rrelu_forward(const struct site *site, const struct mxr_op_ctx *ctx,
+                         const struct leaky_params *p, const struct mxr_tensor *x, const int *req,
+                         struct mxr_tensor *out) {
   float lo = (float)p->lower_bound, hi = (float)p->upper_bound;
   bool train = ctx && ctx->is_train;
-  uint64_t rng = ctx ? ctx->seed : 0;
+  uint64_t seed = ctx ? ctx->seed : 0;
   int64_t n = mxr_tensor_size(x);
+  if (site->gpu)
+    return mxr__gpu_rrelu(site->stream, x->dtype, n, x->data, out[0].data, req[0], out[1].data,
+                          req[1], train, seed, lo, hi);
   for (int64_t i = 0; i < n; i++) {
     double v = ld(x, i), slope = (double)((lo + hi) / 2.0f);
-    if (train) slope = as_dtype(x->dtype, next_uniform(&rng) * (double)(hi - lo) + (double)lo);
+    if (train)
+      slope = as_dtype(x->dtype, mxr__uniform_at(seed, (uint64_t)i) * (double)(hi - lo) + (double)lo);
     st(&out[1], i, req[1], slope);
-    st(&out[0], i, req[0], eval(F_XELU, v, slope, 0));
+    st(&out[0], i, req[0], elemwise_eval(F_XELU, v, slope, 0));
   }
+  return 0;
 }
 
 KERNEL(leaky_fwd) {
@@ -647,22 +584,20 @@ KERNEL(leaky_fwd) {
     case LK_PRELU: {
       struct mxr_shape placed;
       st_ = gamma_layout("LeakyReLU", &in[0].shape, &in[1].shape, &placed);
-      if (!st_ && !mxr_shape_equal(&in[0].shape, &out[0].shape)) st_ = differ("LeakyReLU", &in[0].shape, &out[0].shape);
+      if (!st_ && !mxr_shape_equal(&in[0].shape, &out[0].shape))
+        st_ = differ("LeakyReLU", &in[0].shape, &out[0].shape);
       if (st_) return st_;
       struct bcast bc;
       bcast_init(&in[0].shape, &in[0].shape, &placed, &bc);
-      bcast_forward(F_XELU, &bc, &in[0], &in[1], &out[0], req[0]);
-      return 0;
+      return bcast_forward(site, F_XELU, &bc, &in[0], &in[1], &out[0], req[0]);
     }
     case LK_RRELU:
       st_ = check_same("LeakyReLU", in, 1, out, 2);
-      if (!st_) rrelu_forward(ctx, p, &in[0], req, out);
-      return st_;
+      return st_ ? st_ : rrelu_forward(site, ctx, p, &in[0], req, out);
     default: {
       static const int fn[] = {[LK_LEAKY] = F_XELU, [LK_ELU] = F_ELU, [LK_SELU] = F_SELU, [LK_GELU] = F_GELU};
       st_ = check_same("LeakyReLU", in, 1, out, 1);
-      if (!st_) emap(fn[p->act_type], &in[0], NULL, slope, NULL, 0, &out[0], req[0]);
-      return st_;
+      return st_ ? st_ : emap(site, fn[p->act_type], &in[0], NULL, slope, NULL, 0, &out[0], req[0]);
     }
   }
 }
@@ -685,25 +620,23 @@ KERNEL(leaky_bwd) {
     if (st_) return st_;
     struct bcast bc;
     bcast_init(&x->shape, &x->shape, &placed, &bc);
-    bcast_grads(K_PRELU, &bc, g, x, gamma, req, out, 0); /* data's gradient may share g */
-    return 0;
+    return bcast_grads(site, K_PRELU, &bc, g, x, gamma, req, out, 0); /* data's gradient may share g */
   }
   struct mxr_tensor same[4] = {*g, *x, *y};
   st_ = check_same(op, same, 3, out, 1);
   if (st_) return st_;
   double slope = (double)(float)p->slope;
   switch (p->act_type) {
-    case LK_LEAKY: emap(G_XELU, g, y, 0, NULL, slope, &out[0], req[0]); break;
+    case LK_LEAKY: return emap(site, G_XELU, g, y, 0, NULL, slope, &out[0], req[0]);
     case LK_RRELU:
       same[3] = in[nvis + nfin + 1];
       st_ = check_same(op, same, 4, out, 0);
-      if (!st_) emap(G_XELU, g, y, 0, &same[3], 0, &out[0], req[0]);
-      break;
-    case LK_ELU: emap(G_ELU, g, y, 0, NULL, slope, &out[0], req[0]); break;
-    case LK_SELU: emap(G_SELU, g, y, 0, NULL, 0, &out[0], req[0]); break;
-    case LK_GELU: emap(G_GELU, g, x, 0, NULL, 0, &out[0], req[0]); break;
+      return st_ ? st_ : emap(site, G_XELU, g, y, 0, &same[3], 0, &out[0], req[0]);
+    case LK_ELU: return emap(site, G_ELU, g, y, 0, NULL, slope, &out[0], req[0]);
+    case LK_SELU: return emap(site, G_SELU, g, y, 0, NULL, 0, &out[0], req[0]);
+    case LK_GELU: return emap(site, G_GELU, g, x, 0, NULL, 0, &out[0], req[0]);
   }
-  return st_;
+  return mxr_set_error(MXR_EINVAL, "%s: unknown act_type %d", op, p->act_type);
 }
 
 /* ------------------------------------------------------------ op table */
@@ -714,14 +647,14 @@ KERNEL(leaky_bwd) {
 #define BINARY_OP(var, NAME, KERN, SHAPE, BWD, FLAGS, ...)                                       \
   static const struct mxr_op var = {                                                           \
       .name = NAME, .aliases = {__VA_ARGS__}, .nin = 2, .nout = 1, .input_names = lhs_rhs,     \
-      .infer_shape = SHAPE, .forward_cpu = KERN, .backward = BWD, .grad_flags = FLAGS,         \
+      .infer_shape = SHAPE, .forward_cpu = KERN##_cpu, .forward_gpu = MXR_GPU_FORWARD(KERN##_gpu), .backward = BWD, .grad_flags = FLAGS,         \
       .inplace = {{0, 0}, {1, 0}}, .num_inplace = 2, OP_BASE}
 
 /* Gradients of a two-input op: NIN inputs, two outputs. */
 #define BINARY_GRAD_OP(var, NAME, KERN, SHAPE, NIN, ...)                                        \
   static const struct mxr_op var = {                                                           \
       .name = NAME, .aliases = {NULL}, .nin = NIN, .nout = 2, .infer_shape = SHAPE,            \
-      .forward_cpu = KERN, .inplace = {__VA_ARGS__},                                           \
+      .forward_cpu = KERN##_cpu, .forward_gpu = MXR_GPU_FORWARD(KERN##_gpu), .inplace = {__VA_ARGS__},                                           \
       .num_inplace = sizeof((struct mxr_inplace[]){__VA_ARGS__}) / sizeof(struct mxr_inplace), \
       OP_BASE}
 
@@ -729,13 +662,13 @@ KERNEL(leaky_bwd) {
   static const struct mxr_op var = {                                                           \
       .name = NAME, .aliases = {__VA_ARGS__}, .fields = scalar_fields, .num_fields = 2,          \
       .params_size = sizeof(struct scalar_params), .nin = 1, .nout = 1, .input_names = data_names, \
-      .infer_shape = same_shape, .forward_cpu = KERN, .backward = BWD, .grad_flags = FLAGS,    \
+      .infer_shape = same_shape, .forward_cpu = KERN##_cpu, .forward_gpu = MXR_GPU_FORWARD(KERN##_gpu), .backward = BWD, .grad_flags = FLAGS,    \
       .inplace = {{0, 0}}, .num_inplace = 1, OP_BASE}
 
 #define UNARY_OP(var, NAME, KERN, BWD, FLAGS, ...)                                               \
   static const struct mxr_op var = {                                                           \
       .name = NAME, .aliases = {__VA_ARGS__}, .nin = 1, .nout = 1, .input_names = data_names,  \
-      .infer_shape = same_shape, .forward_cpu = KERN, .backward = BWD, .grad_flags = FLAGS,    \
+      .infer_shape = same_shape, .forward_cpu = KERN##_cpu, .forward_gpu = MXR_GPU_FORWARD(KERN##_gpu), .backward = BWD, .grad_flags = FLAGS,    \
       .inplace = {{0, 0}}, .num_inplace = 1, OP_BASE}
 
 /* elemwise_add's gradient in MXNet is CloneGradient (the head gradient
@@ -744,7 +677,7 @@ KERNEL(leaky_bwd) {
  * not fit in aliases[]. */
 static const struct mxr_op op_elemwise_add = {
     .name = "elemwise_add", .aliases = {"_add", "_plus", "_Plus", NULL}, .nin = 2, .nout = 1,
-    .input_names = lhs_rhs, .infer_shape = same_shape, .forward_cpu = add_fwd,
+    .input_names = lhs_rhs, .infer_shape = same_shape, .forward_cpu = add_fwd_cpu, .forward_gpu = MXR_GPU_FORWARD(add_fwd_gpu),
     .backward = "_backward_add", .grad_passthrough = true, .inplace = {{0, 0}, {1, 0}},
     .num_inplace = 2, OP_BASE};
 BINARY_OP(op_elemwise_sub, "elemwise_sub", sub_fwd, same_shape, "_backward_sub", 0, "_sub", "_minus", "_Minus", NULL);
@@ -785,7 +718,7 @@ SCALAR_OP(op_backward_div_scalar, "_backward_div_scalar", div_scalar_bwd, NULL, 
 static const struct mxr_op op_backward_rdiv_scalar = {
     .name = "_backward_rdiv_scalar", .aliases = {NULL}, .fields = scalar_fields, .num_fields = 2,
     .params_size = sizeof(struct scalar_params), .nin = 2, .nout = 1, .input_names = lhs_rhs,
-    .infer_shape = same_shape, .forward_cpu = rdiv_scalar_bwd, .inplace = {{0, 0}, {1, 0}},
+    .infer_shape = same_shape, .forward_cpu = rdiv_scalar_bwd_cpu, .forward_gpu = MXR_GPU_FORWARD(rdiv_scalar_bwd_gpu), .inplace = {{0, 0}, {1, 0}},
     .num_inplace = 2, OP_BASE};
 
 /* exp's gradient is _mul (elemwise_mul) of the head gradient and exp(x). */
@@ -810,25 +743,26 @@ BINARY_OP(op_backward_tanh, "_backward_tanh", tanh_bwd, same_shape, NULL, 0, NUL
 static const struct mxr_op op_activation = {
     .name = "Activation", .aliases = {"_npx_activation", NULL}, .fields = act_fields,
     .num_fields = 1, .params_size = sizeof(struct act_params), .nin = 1, .nout = 1,
-    .input_names = data_names, .infer_shape = same_shape, .forward_cpu = act_fwd,
+    .input_names = data_names, .infer_shape = same_shape, .forward_cpu = act_fwd_cpu, .forward_gpu = MXR_GPU_FORWARD(act_fwd_gpu),
     .backward = "_backward_Activation", .grad_flags = MXR_GRAD_USE_INPUTS | MXR_GRAD_USE_OUTPUTS,
     .inplace = {{0, 0}}, .num_inplace = 1, OP_BASE};
 static const struct mxr_op op_backward_activation = {
     .name = "_backward_Activation", .aliases = {NULL}, .fields = act_fields, .num_fields = 1,
     .params_size = sizeof(struct act_params), .nin = 3, .nout = 1, .infer_shape = same_shape,
-    .forward_cpu = act_bwd, .inplace = {{0, 0}}, .num_inplace = 1, OP_BASE};
+    .forward_cpu = act_bwd_cpu, .forward_gpu = MXR_GPU_FORWARD(act_bwd_gpu), .inplace = {{0, 0}}, .num_inplace = 1, OP_BASE};
 
 static const struct mxr_op op_leaky_relu = {
     .name = "LeakyReLU", .aliases = {"_npx_leaky_relu", NULL}, .fields = leaky_fields,
     .num_fields = 4, .params_size = sizeof(struct leaky_params), .get_nin = leaky_nin,
     .get_nout = leaky_nout, .input_names = data_names, .infer_shape = leaky_infer,
-    .forward_cpu = leaky_fwd, .backward = "_backward_LeakyReLU",
+    .forward_cpu = leaky_fwd_cpu, .forward_gpu = MXR_GPU_FORWARD(leaky_fwd_gpu),
+    .backward = "_backward_LeakyReLU", .draws_random = true, /* rrelu */
     .grad_flags = MXR_GRAD_USE_INPUTS | MXR_GRAD_USE_OUTPUTS, .inplace = {{0, 0}},
     .num_inplace = 1, OP_BASE};
 static const struct mxr_op op_backward_leaky_relu = {
     .name = "_backward_LeakyReLU", .aliases = {NULL}, .fields = leaky_fields, .num_fields = 4,
     .params_size = sizeof(struct leaky_params), .get_nin = leaky_grad_nin, .get_nout = leaky_nin,
-    .infer_shape = leaky_grad_infer, .forward_cpu = leaky_bwd, .inplace = {{0, 0}},
+    .infer_shape = leaky_grad_infer, .forward_cpu = leaky_bwd_cpu, .forward_gpu = MXR_GPU_FORWARD(leaky_bwd_gpu), .inplace = {{0, 0}},
     .num_inplace = 1, OP_BASE};
 
 const struct mxr_op *const mxr__ops_elemwise[] = {

@@ -25,6 +25,9 @@
 #include <string.h>
 
 #include "op/gpu/launch.h"
+#include "op/gpu/nn.h"
+#include "op/gpu/norm.h"
+#include "op/random_fn.h"
 #include "op/op_internal.h"
 
 #define F32_F64 ((1u << MXR_FLOAT32) | (1u << MXR_FLOAT64))
@@ -384,11 +387,17 @@ static struct smo_layout smo_layout(const struct smo_params *p, const struct mxr
   return l;
 }
 
+static int smo_check_data(const struct smo_params *p, const struct mxr_tensor *data) {
+  if (p->multi_output && data->shape.ndim < 2)
+    return mxr_set_error(MXR_EINVAL, "SoftmaxOutput: multi_output needs data with 2 or more dimensions");
+  return 0;
+}
+
 KERNEL(smo_forward) {
   KERNEL_ARGS_MAYBE_UNUSED;
   if (req[0] == MXR_REQ_NULL) return 0;
-  if (((const struct smo_params *)params)->multi_output && in[0].shape.ndim < 2)
-    return mxr_set_error(MXR_EINVAL, "SoftmaxOutput: multi_output needs data with 2 or more dimensions");
+  int st = smo_check_data(params, &in[0]);
+  if (st) return st;
   struct smo_layout l = smo_layout(params, &in[0].shape);
   for (int64_t o = 0; o < l.outer; o++)
     for (int64_t i = 0; i < l.inner; i++) {
@@ -404,56 +413,106 @@ KERNEL(smo_forward) {
   return 0;
 }
 
+/* What the gradient with class-index labels needs besides the arrays: the
+ * layout, and the normaliser `valid` (counted from the labels on the CPU;
+ * on a GPU by the kernel itself, count_valid). */
+static int smo_grad_setup(const struct smo_params *p, const struct mxr_tensor *label,
+                          const struct mxr_tensor *y, struct mxr_gpu_smo_grad *g) {
+  struct smo_layout l = smo_layout(p, &y->shape);
+  const int64_t nlabel = l.outer * l.inner;
+  if (mxr_tensor_size(label) != nlabel)
+    return mxr_set_error(MXR_EINVAL, "_backward_SoftmaxOutput: label has %lld elements, expected %lld",
+                         (long long)mxr_tensor_size(label), (long long)nlabel);
+  const double alpha = (float)p->smooth_alpha;
+  *g = (struct mxr_gpu_smo_grad){
+      .outer = l.outer, .k = l.k, .inner = l.inner, .grad_scale = (float)p->grad_scale,
+      .ignore_label = label_int(p->ignore_label), .use_ignore = p->use_ignore,
+      .out_grad = p->out_grad, .count_valid = p->normalization == NORM_VALID,
+      .divide_by_inner = p->multi_output && p->normalization != NORM_VALID, .valid = 1,
+      .smooth = !p->multi_output && p->smooth_alpha != 0, .alpha = alpha,
+      .off = l.k > 1 ? alpha / (double)(l.k - 1) : 0};
+  if (p->normalization == NORM_BATCH) g->valid = p->multi_output ? l.outer : nlabel;
+  return 0;
+}
+
 /* Inputs: ograd (unused), data, label, output.  Outputs: d data, d label. */
 KERNEL(smo_backward) {
   KERNEL_ARGS_MAYBE_UNUSED;
   const struct smo_params *p = params;
   const struct mxr_tensor *label = &in[2], *y = &in[3];
-  const double gs = (float)p->grad_scale;
   zero_grad(&out[1], req[1]);
   if (req[0] == MXR_REQ_NULL) return 0;
   if (mxr_shape_equal(&label->shape, &y->shape)) { /* probabilities as labels */
+    const double gs = (float)p->grad_scale;
     for (int64_t j = 0; j < mxr_tensor_size(y); j++) {
       double v = (get(y, j) - get(label, j)) * gs;
       put(&out[0], req[0], j, p->out_grad ? v * get(y, j) : v);
     }
     return 0;
   }
-  struct smo_layout l = smo_layout(p, &y->shape);
-  const int64_t nlabel = l.outer * l.inner;
-  if (mxr_tensor_size(label) != nlabel)
-    return mxr_set_error(MXR_EINVAL, "_backward_SoftmaxOutput: label has %lld elements, expected %lld",
-                         (long long)mxr_tensor_size(label), (long long)nlabel);
-  const int ignore = label_int(p->ignore_label);
-  int64_t valid = 1;
-  if (p->normalization == NORM_BATCH) {
-    valid = p->multi_output ? l.outer : nlabel;
-  } else if (p->normalization == NORM_VALID) {
-    valid = nlabel;
-    for (int64_t j = 0; j < nlabel; j++) valid -= label_int(get(label, j)) == ignore;
+  struct mxr_gpu_smo_grad g = {.valid = 1};
+  int st = smo_grad_setup(p, label, y, &g);
+  if (st) return st;
+  int64_t valid = g.valid;
+  if (g.count_valid) {
+    valid = g.outer * g.inner;
+    for (int64_t j = 0; j < g.outer * g.inner; j++) valid -= label_int(get(label, j)) == g.ignore_label;
     if (valid == 0) valid = 1;
   }
-  double scale = gs / (double)valid;
-  if (p->multi_output && p->normalization != NORM_VALID) scale /= (double)l.inner;
-  const bool smooth = !p->multi_output && p->smooth_alpha != 0;
-  const double alpha = (float)p->smooth_alpha, off = l.k > 1 ? alpha / (double)(l.k - 1) : 0;
-  for (int64_t o = 0; o < l.outer; o++)
-    for (int64_t i = 0; i < l.inner; i++) {
-      const int cls = label_int(get(label, o * l.inner + i));
-      const bool skip = p->use_ignore && cls == ignore;
-      for (int64_t x = 0; x < l.k; x++) {
-        const int64_t j = (o * l.k + x) * l.inner + i;
+  double scale = g.grad_scale / (double)valid;
+  if (g.divide_by_inner) scale /= (double)g.inner;
+  for (int64_t o = 0; o < g.outer; o++)
+    for (int64_t i = 0; i < g.inner; i++) {
+      const int cls = label_int(get(label, o * g.inner + i));
+      const bool skip = g.use_ignore && cls == g.ignore_label;
+      for (int64_t x = 0; x < g.k; x++) {
+        const int64_t j = (o * g.k + x) * g.inner + i;
         double v = 0;
         if (!skip) {
           v = get(y, j) - (x == cls ? 1.0 : 0.0);
-          if (smooth) v += x == cls ? alpha : -off;
+          if (g.smooth) v += x == cls ? g.alpha : -g.off;
         }
         v *= scale;
-        put(&out[0], req[0], j, p->out_grad ? v * get(y, j) : v);
+        put(&out[0], req[0], j, g.out_grad ? v * get(y, j) : v);
       }
     }
   return 0;
 }
+
+#ifdef MXR_HAVE_CUDA
+/* A zero gradient (labels) on a GPU: written as 0, or left alone for add. */
+static int zero_grad_gpu(const struct mxr_op_ctx *ctx, struct mxr_tensor *t, int req) {
+  if (!writes(req)) return 0;
+  return mxr__gpu_fill(mxr__op_stream(ctx), t->data, t->dtype, mxr_tensor_size(t), req, 0.0);
+}
+
+KERNEL(smo_forward_gpu) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  if (req[0] == MXR_REQ_NULL) return 0;
+  int st = smo_check_data(params, &in[0]);
+  if (st) return st;
+  struct smo_layout l = smo_layout(params, &in[0].shape);
+  return mxr__gpu_softmax_mid(mxr__op_stream(ctx), in[0].dtype, l.outer, l.k, l.inner, in[0].data,
+                              out[0].data, req[0]);
+}
+
+KERNEL(smo_backward_gpu) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  const struct smo_params *p = params;
+  const struct mxr_tensor *label = &in[2], *y = &in[3];
+  int st = zero_grad_gpu(ctx, &out[1], req[1]);
+  if (st || req[0] == MXR_REQ_NULL) return st;
+  if (mxr_shape_equal(&label->shape, &y->shape))
+    return mxr__gpu_smo_grad_dense(mxr__op_stream(ctx), y->dtype, mxr_tensor_size(y),
+                                   (float)p->grad_scale, p->out_grad, label->data, y->data,
+                                   out[0].data, req[0]);
+  struct mxr_gpu_smo_grad g = {.valid = 1};
+  st = smo_grad_setup(p, label, y, &g);
+  return st ? st
+            : mxr__gpu_smo_grad(mxr__op_stream(ctx), y->dtype, &g, label->data, y->data,
+                                out[0].data, req[0]);
+}
+#endif
 
 SHAPE_FN(loss_bwd_shape) {
   SHAPE_ARGS_MAYBE_UNUSED;
@@ -473,6 +532,7 @@ static const struct mxr_op op_smo = {
     .infer_shape = smo_shape,
     .dtypes = F32_F64,
     .forward_cpu = smo_forward,
+    .forward_gpu = MXR_GPU_FORWARD(smo_forward_gpu),
     .backward = "_backward_SoftmaxOutput",
     .grad_flags = MXR_GRAD_USE_INPUTS | MXR_GRAD_USE_OUTPUTS,
     .ignores_out_grad = true,
@@ -491,6 +551,7 @@ static const struct mxr_op op_smo_backward = {
     .infer_shape = loss_bwd_shape,
     .dtypes = F32_F64,
     .forward_cpu = smo_backward,
+    .forward_gpu = MXR_GPU_FORWARD(smo_backward_gpu),
     .inplace = {{3, 0}},
     .num_inplace = 1,
 };
@@ -543,18 +604,28 @@ KERNEL(logistic_reg_forward) {
   return reg_forward(true, &in[0], req[0], &out[0]);
 }
 
+/* The gradient's scale, grad_scale / m, m = outputs per example (label
+ * size / label rows); an error when the label does not fit. */
+static int reg_grad_scale(const char *opname, const struct reg_params *p,
+                          const struct mxr_tensor *label, int64_t n, double *scale) {
+  if (mxr_tensor_size(label) != n || label->shape.ndim < 1)
+    return mxr_set_error(MXR_EINVAL, "%s: label has %lld elements, expected %lld", opname,
+                         (long long)mxr_tensor_size(label), (long long)n);
+  *scale = (float)p->grad_scale / (float)(n / label->shape.dim[0]);
+  return 0;
+}
+
 /* Inputs: ograd (unused), data, label, output.  d data = f(out, label) *
- * grad_scale / m, m = outputs per example (label size / label rows). */
+ * grad_scale / m. */
 static int reg_backward(const char *opname, bool mae, const struct reg_params *p,
                         const struct mxr_tensor *in, const int *req, struct mxr_tensor *out) {
   const struct mxr_tensor *label = &in[2], *y = &in[3];
   zero_grad(&out[1], req[1]);
   const int64_t n = mxr_tensor_size(y);
   if (req[0] == MXR_REQ_NULL || n == 0) return 0;
-  if (mxr_tensor_size(label) != n || label->shape.ndim < 1)
-    return mxr_set_error(MXR_EINVAL, "%s: label has %lld elements, expected %lld", opname,
-                         (long long)mxr_tensor_size(label), (long long)n);
-  const double scale = (float)p->grad_scale / (float)(n / label->shape.dim[0]);
+  double scale = 0;
+  int st = reg_grad_scale(opname, p, label, n, &scale);
+  if (st) return st;
   for (int64_t j = 0; j < n; j++) {
     double d = get(y, j) - get(label, j);
     put(&out[0], req[0], j, (mae ? (d > 0 ? 1.0 : -1.0) : d) * scale);
@@ -577,6 +648,56 @@ KERNEL(mae_reg_backward) {
   return reg_backward("_backward_mae_reg_out", true, params, in, req, out);
 }
 
+#ifdef MXR_HAVE_CUDA
+/* The forward is the identity (linear, MAE) or the logistic function. */
+static int reg_forward_gpu(const struct mxr_op_ctx *ctx, bool logistic,
+                           const struct mxr_tensor *x, int req, struct mxr_tensor *y) {
+  if (req == MXR_REQ_NULL || (!logistic && writes(req) && x->data == y->data)) return 0;
+  void *stream = mxr__op_stream(ctx);
+  if (!logistic) return mxr__gpu_copy(stream, x->data, y->data, x->dtype, mxr_tensor_size(x), req);
+  return mxr__gpu_sigmoid(stream, x->dtype, mxr_tensor_size(x), x->data, y->data, req);
+}
+
+KERNEL(linear_reg_forward_gpu) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  return reg_forward_gpu(ctx, false, &in[0], req[0], &out[0]);
+}
+
+KERNEL(logistic_reg_forward_gpu) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  return reg_forward_gpu(ctx, true, &in[0], req[0], &out[0]);
+}
+
+static int reg_backward_gpu(const struct mxr_op_ctx *ctx, const char *opname, bool mae,
+                            const struct reg_params *p, const struct mxr_tensor *in,
+                            const int *req, struct mxr_tensor *out) {
+  const struct mxr_tensor *label = &in[2], *y = &in[3];
+  int st = zero_grad_gpu(ctx, &out[1], req[1]);
+  const int64_t n = mxr_tensor_size(y);
+  if (st || req[0] == MXR_REQ_NULL || n == 0) return st;
+  double scale = 0;
+  st = reg_grad_scale(opname, p, label, n, &scale);
+  return st ? st
+            : mxr__gpu_regression_grad(mxr__op_stream(ctx), y->dtype, n, mae, scale, label->data,
+                                       y->data, out[0].data, req[0]);
+}
+
+KERNEL(sq_reg_backward_gpu) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  return reg_backward_gpu(ctx, "_backward_linear_reg_out", false, params, in, req, out);
+}
+
+KERNEL(logistic_reg_backward_gpu) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  return reg_backward_gpu(ctx, "_backward_logistic_reg_out", false, params, in, req, out);
+}
+
+KERNEL(mae_reg_backward_gpu) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  return reg_backward_gpu(ctx, "_backward_mae_reg_out", true, params, in, req, out);
+}
+#endif
+
 #define REGRESSION_OPS(var, NAME, fwd, BWD, bwd)                                          \
   static const struct mxr_op var = {                                                     \
       .name = NAME,                                                                      \
@@ -590,6 +711,7 @@ KERNEL(mae_reg_backward) {
       .infer_shape = reg_shape,                                                          \
       .dtypes = F32_F64,                                                                 \
       .forward_cpu = fwd,                                                                \
+      .forward_gpu = MXR_GPU_FORWARD(fwd##_gpu),                                         \
       .backward = BWD,                                                                   \
       .grad_flags = MXR_GRAD_USE_INPUTS | MXR_GRAD_USE_OUTPUTS,                          \
       .ignores_out_grad = true,                                                          \
@@ -606,6 +728,7 @@ KERNEL(mae_reg_backward) {
       .infer_shape = loss_bwd_shape,                                                     \
       .dtypes = F32_F64,                                                                 \
       .forward_cpu = bwd,                                                                \
+      .forward_gpu = MXR_GPU_FORWARD(bwd##_gpu),                                         \
       .inplace = {{3, 0}},                                                               \
       .num_inplace = 1,                                                                  \
   };
@@ -670,14 +793,10 @@ SHAPE_FN(dropout_shape) {
   return st ? st : mxr__shape_assign(&out[1], &mask, "mask");
 }
 
-/* Element j of the mask keeps its input when a hash of (seed, j), read as a
- * uniform number in [0, 1), is below the keep probability. */
+/* Element j of the mask keeps its input when draw j of the call's random
+ * sequence (op/random_fn.h) is below the keep probability. */
 static bool dropout_keep(uint64_t seed, int64_t j, float pkeep) {
-  uint64_t z = seed + ((uint64_t)j + 1) * 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return (float)(z >> 40) * (1.0f / 16777216.0f) < pkeep;
+  return mxr__uniformf_at(seed, (uint64_t)j) < pkeep;
 }
 
 /* Step through `data` in order, tracking the index into a mask that has
@@ -739,6 +858,44 @@ KERNEL(dropout_backward) {
   return 0;
 }
 
+#ifdef MXR_HAVE_CUDA
+static struct mxr_gpu_mask_layout mask_layout(const struct mxr_shape *data,
+                                              const struct mxr_shape *mask) {
+  struct mxr_gpu_mask_layout l = {.ndim = data->ndim};
+  for (int k = 0; k < data->ndim; k++) l.dim[k] = data->dim[k];
+  mask_strides(data, mask, l.mstride);
+  return l;
+}
+
+KERNEL(dropout_forward_gpu) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  const struct dropout_params *p = params;
+  const float pkeep = 1.0f - (float)p->p, scale = 1.0f / pkeep;
+  const bool active = pkeep < 1 && (ctx->is_train || p->mode == DROPOUT_ALWAYS);
+  void *stream = mxr__op_stream(ctx);
+  const int64_t n = mxr_tensor_size(&in[0]);
+  int st = mxr__gpu_dropout_mask(stream, out[1].dtype, mxr_tensor_size(&out[1]), active, ctx->seed,
+                                 pkeep, scale, out[1].data, req[1]);
+  if (st || req[0] == MXR_REQ_NULL) return st;
+  if (!active) {
+    if (writes(req[0]) && in[0].data == out[0].data) return 0;
+    return mxr__gpu_copy(stream, in[0].data, out[0].data, in[0].dtype, n, req[0]);
+  }
+  struct mxr_gpu_mask_layout l = mask_layout(&in[0].shape, &out[1].shape);
+  return mxr__gpu_dropout_apply(stream, in[0].dtype, &l, n, in[0].data, NULL, ctx->seed, pkeep,
+                                scale, out[0].data, req[0]);
+}
+
+KERNEL(dropout_backward_gpu) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  if (req[0] == MXR_REQ_NULL) return 0;
+  const struct mxr_tensor *dy = &in[0], *mask = &in[2];
+  struct mxr_gpu_mask_layout l = mask_layout(&dy->shape, &mask->shape);
+  return mxr__gpu_dropout_apply(mxr__op_stream(ctx), dy->dtype, &l, mxr_tensor_size(dy), dy->data,
+                                mask->data, 0, 0, 0, out[0].data, req[0]);
+}
+#endif
+
 SHAPE_FN(dropout_bwd_shape) {
   SHAPE_ARGS_MAYBE_UNUSED;
   return mxr__shape_assign(&out[0], &in[0], "input gradient");
@@ -758,6 +915,8 @@ static const struct mxr_op op_dropout = {
     .infer_shape = dropout_shape,
     .dtypes = F32_F64,
     .forward_cpu = dropout_forward,
+    .forward_gpu = MXR_GPU_FORWARD(dropout_forward_gpu),
+    .draws_random = true,
     .backward = "_backward_Dropout",
     .grad_flags = MXR_GRAD_USE_OUTPUTS,
     .inplace = {{0, 0}},
@@ -775,6 +934,7 @@ static const struct mxr_op op_dropout_backward = {
     .infer_shape = dropout_bwd_shape,
     .dtypes = F32_F64,
     .forward_cpu = dropout_backward,
+    .forward_gpu = MXR_GPU_FORWARD(dropout_backward_gpu),
     .inplace = {{0, 0}},
     .num_inplace = 1,
 };
@@ -933,6 +1093,85 @@ SHAPE_FN(bn_bwd_shape) {
   return grads_like_inputs(in, bn_nvisible(params), out, nout);
 }
 
+#ifdef MXR_HAVE_CUDA
+/* Included here rather than at the top: this section is BatchNorm's. */
+
+/* The launchers' view of a BatchNorm of data x (op/gpu/norm.h), after the
+ * CPU's checks. */
+static int bn_gpu_describe(const struct bn_params *p, const struct mxr_op_ctx *ctx,
+                           const struct mxr_tensor *x, struct mxr__gpu_bn *bn) {
+  struct bn_layout l;
+  int st = bn_layout(p, &x->shape, &l);
+  if (st) return st;
+  *bn = (struct mxr__gpu_bn){
+      .dtype = x->dtype,
+      .outer = l.outer,
+      .c = l.c,
+      .inner = l.inner,
+      .eps = bn_eps(p, x->dtype),
+      .eps_param = p->eps,
+      .momentum = (float)p->momentum,
+      .fix_gamma = p->fix_gamma,
+      .batch_stats = ctx->is_train && !p->use_global_stats,
+      .allow_cudnn = !p->cudnn_off,
+  };
+  return 0;
+}
+
+/* Device kernels index blindly: each tensor they touch (NULL: one they
+ * do not) must have the data's dtype (float32 or float64), and the data's
+ * size (the first ndata) or c elements (the rest). */
+static int bn_gpu_check(const char *op, const struct mxr__gpu_bn *bn,
+                        const struct mxr_tensor *const *t, int n, int ndata) {
+  if (bn->dtype != MXR_FLOAT32 && bn->dtype != MXR_FLOAT64)
+    return mxr_set_error(MXR_EINVAL, "%s: dtype %d is not supported on GPU (float32, float64)",
+                         op, bn->dtype);
+  for (int i = 0; i < n; i++) {
+    const int64_t want = i < ndata ? bn->outer * bn->c * bn->inner : bn->c;
+    if (t[i] && (t[i]->dtype != bn->dtype || mxr_tensor_size(t[i]) != want))
+      return mxr_set_error(MXR_EINVAL, "%s: tensor %d has dtype %d and %lld elements, expected "
+                           "dtype %d and %lld", op, i, t[i]->dtype,
+                           (long long)mxr_tensor_size(t[i]), bn->dtype, (long long)want);
+  }
+  return 0;
+}
+
+/* out[i], or NULL when req[i] leaves it alone. */
+static const struct mxr_tensor *bn_written(const struct mxr_tensor *out, const int *req, int i) {
+  return req[i] == MXR_REQ_NULL ? NULL : &out[i];
+}
+
+KERNEL(bn_forward_gpu) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  struct mxr__gpu_bn bn;
+  int st = bn_gpu_describe(params, ctx, &in[0], &bn);
+  const struct mxr_tensor *used[] = {&in[0],  bn_written(out, req, 0), &in[1],
+                                     &in[2],  &aux[0], &aux[1], bn_written(out, req, 1),
+                                     bn_written(out, req, 2)};
+  if (!st) st = bn_gpu_check("BatchNorm", &bn, used, 8, 2);
+  if (st) return st;
+  return mxr__gpu_bn_forward(ctx->run, &bn, in[0].data, in[1].data, in[2].data, aux[0].data,
+                             aux[1].data, out[0].data, out[1].data, out[2].data, req);
+}
+
+KERNEL(bn_backward_gpu) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  const int base = bn_nvisible(params);
+  const struct mxr_tensor *dy = &in[0], *x = &in[base], *gamma = &in[base + 1];
+  const struct mxr_tensor *smean = &in[base + 4], *sinv = &in[base + 5];
+  struct mxr__gpu_bn bn;
+  int st = bn_gpu_describe(params, ctx, x, &bn);
+  const struct mxr_tensor *used[] = {dy,     x,       bn_written(out, req, 0), gamma, smean,
+                                     sinv,   &aux[0], &aux[1], bn_written(out, req, 1),
+                                     bn_written(out, req, 2)};
+  if (!st) st = bn_gpu_check("_backward_BatchNorm", &bn, used, 10, 3);
+  if (st) return st;
+  return mxr__gpu_bn_backward(ctx->run, &bn, dy->data, x->data, gamma->data, smean->data,
+                              sinv->data, aux[0].data, aux[1].data, out[0].data, out[1].data,
+                              out[2].data, req);
+}
+#endif
+
 static const struct mxr_op op_bn = {
     .name = "BatchNorm",
     .aliases = {"_npx_batch_norm", NULL},
@@ -948,6 +1187,7 @@ static const struct mxr_op op_bn = {
     .infer_shape = bn_shape,
     .dtypes = F32_F64,
     .forward_cpu = bn_forward,
+    .forward_gpu = MXR_GPU_FORWARD(bn_forward_gpu),
     .backward = "_backward_BatchNorm",
     .grad_flags = MXR_GRAD_USE_INPUTS | MXR_GRAD_USE_OUTPUTS,
 };
@@ -965,6 +1205,7 @@ static const struct mxr_op op_bn_backward = {
     .infer_shape = bn_bwd_shape,
     .dtypes = F32_F64,
     .forward_cpu = bn_backward,
+    .forward_gpu = MXR_GPU_FORWARD(bn_backward_gpu),
 };
 
 /* ----------------------------------------------------------------- group */

@@ -13,9 +13,15 @@
  * >= 0 although the documentation says > 0).  SGD clips the rescaled
  * gradient and adds weight decay outside the clip; Adam adds weight decay
  * to the gradient first and clips the sum.
+ *
+ * The GPU forwards run the same formulas (op/gpu/optimizer.h).
  */
+#include "config.h"
+
 #include <math.h>
 
+#include "op/gpu/launch.h"
+#include "op/gpu/optimizer.h"
 #include "op/op_internal.h"
 
 #define F32_F64 ((1u << MXR_FLOAT32) | (1u << MXR_FLOAT64))
@@ -150,6 +156,51 @@ KERNEL(adam_forward) {
   return 0;
 }
 
+#ifdef MXR_HAVE_CUDA
+/* The GPU forwards: the same updates (op/gpu/optimizer.cu), with the
+ * parameters handed over as parsed; the launchers round them to float. */
+
+static struct mxr__gpu_sgd_hyper sgd_hyper(const struct sgd_params *p) {
+  return (struct mxr__gpu_sgd_hyper){.lr = p->lr,
+                                     .momentum = p->momentum,
+                                     .wd = p->wd,
+                                     .rescale_grad = p->rescale_grad,
+                                     .clip_gradient = p->clip_gradient};
+}
+
+static struct mxr__gpu_adam_hyper adam_hyper(const struct adam_params *p) {
+  return (struct mxr__gpu_adam_hyper){.lr = p->lr,
+                                      .beta1 = p->beta1,
+                                      .beta2 = p->beta2,
+                                      .epsilon = p->epsilon,
+                                      .wd = p->wd,
+                                      .rescale_grad = p->rescale_grad,
+                                      .clip_gradient = p->clip_gradient};
+}
+
+KERNEL(sgd_forward_gpu) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  if (req[0] == MXR_REQ_NULL) return 0;
+  return mxr__gpu_sgd_update(mxr__op_stream(ctx), in[0].data, in[1].data, out[0].data,
+                             in[0].dtype, mxr_tensor_size(&in[0]), sgd_hyper(params), req[0]);
+}
+
+/* The momentum is updated whatever req[0] is (the launcher runs for null). */
+KERNEL(sgd_mom_forward_gpu) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  return mxr__gpu_sgd_mom_update(mxr__op_stream(ctx), in[0].data, in[1].data, in[2].data,
+                                 out[0].data, in[0].dtype, mxr_tensor_size(&in[0]),
+                                 sgd_hyper(params), req[0]);
+}
+
+KERNEL(adam_forward_gpu) {
+  KERNEL_ARGS_MAYBE_UNUSED;
+  return mxr__gpu_adam_update(mxr__op_stream(ctx), in[0].data, in[1].data, in[2].data,
+                              in[3].data, out[0].data, in[0].dtype, mxr_tensor_size(&in[0]),
+                              adam_hyper(params), req[0]);
+}
+#endif
+
 /* Shapes: the default (every input and the output share one shape), as
  * MXNet's ElemwiseShape; types likewise. */
 
@@ -164,6 +215,7 @@ static const struct mxr_op op_sgd = {
     .input_names = sgd_inputs,
     .dtypes = F32_F64,
     .forward_cpu = sgd_forward,
+    .forward_gpu = MXR_GPU_FORWARD(sgd_forward_gpu),
 };
 
 static const struct mxr_op op_sgd_mom = {
@@ -177,6 +229,7 @@ static const struct mxr_op op_sgd_mom = {
     .input_names = sgd_inputs,
     .dtypes = F32_F64,
     .forward_cpu = sgd_mom_forward,
+    .forward_gpu = MXR_GPU_FORWARD(sgd_mom_forward_gpu),
     .mutate_inputs = {2},
     .num_mutate_inputs = 1,
 };
@@ -192,6 +245,7 @@ static const struct mxr_op op_adam = {
     .input_names = adam_inputs,
     .dtypes = F32_F64,
     .forward_cpu = adam_forward,
+    .forward_gpu = MXR_GPU_FORWARD(adam_forward_gpu),
     .mutate_inputs = {2, 3},
     .num_mutate_inputs = 2,
 };

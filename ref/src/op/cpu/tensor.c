@@ -10,6 +10,10 @@
  * op contract gives a backward op the forward's parameters, so the inverse
  * lives in a separate op, _backward_transpose.  Concat, softmax and
  * log_softmax are in tensor_2.c.
+ *
+ * Every op has a GPU forward too: it runs the CPU forward's checks (shared
+ * helpers), then a launcher of op/gpu/tensor.h (dot: cuBLAS, through
+ * launch.h; Flatten and Reshape: mxr__gpu_copy).
  */
 #include "config.h"
 
@@ -21,22 +25,38 @@
 
 #include "op/cpu/tensor_common.h"
 #include "op/gpu/launch.h"
+#include "op/gpu/tensor.h"
 
 static const char *const data_input[] = {"data"};
 static const char *const ograd_input[] = {"ograd"};
 
-/* The identity on memory with a new shape (Flatten, Reshape, their gradients). */
-static int copy_kernel(const char *op, const struct mxr_tensor *x, int req, struct mxr_tensor *y) {
+/* The identity on memory with a new shape (Flatten, Reshape, their
+ * gradients): y must hold as many elements of x's dtype as x. */
+static int copy_check(const char *op, const struct mxr_tensor *x, int req,
+                      const struct mxr_tensor *y) {
   int64_t n = mxr_tensor_size(x);
   if (n != mxr_tensor_size(y) || x->dtype != y->dtype)
     return mxr_set_error(MXR_EINVAL, "%s: output holds %lld %s elements, input %lld %s", op,
                          (long long)mxr_tensor_size(y), mxr_dtype_name(y->dtype), (long long)n,
                          mxr_dtype_name(x->dtype));
-  int st_ = req_add_needs_float(op, x->dtype, req);
+  return req_add_needs_float(op, x->dtype, req);
+}
+
+static int copy_kernel(const char *op, const struct mxr_tensor *x, int req, struct mxr_tensor *y) {
+  int st_ = copy_check(op, x, req, y);
   if (st_) return st_;
-  move_block(y->data, x->data, n, x->dtype, req);
+  move_block(y->data, x->data, mxr_tensor_size(x), x->dtype, req);
   return 0;
 }
+
+#ifdef MXR_HAVE_CUDA
+static int copy_kernel_gpu(const struct mxr_op_ctx *ctx, const char *op,
+                           const struct mxr_tensor *x, int req, struct mxr_tensor *y) {
+  int st_ = copy_check(op, x, req, y);
+  if (st_) return st_;
+  return mxr__gpu_copy(mxr__op_stream(ctx), x->data, y->data, x->dtype, mxr_tensor_size(x), req);
+}
+#endif
 
 /* ------------------------------------------------------------ sum, mean */
 
@@ -104,13 +124,30 @@ static int reduce_backward_shape(const void *params, struct mxr_shape *in, int n
   return st_ ? st_ : mxr__shape_assign(&in[0], &want, "ograd");
 }
 
+/* Which dims of `full` the reduction sums (red), after checking that
+ * `small` (the reduced array, called `what`) has the reduced size. */
+static int reduce_match(const char *op, const struct reduce_params *p,
+                        const struct mxr_shape *full, const struct mxr_tensor *small,
+                        const char *what, bool red[MXR_MAX_NDIM]) {
+  struct mxr_shape want;
+  if (reduce_plan(p, full, red, &want) || mxr_shape_size(&want) != mxr_tensor_size(small))
+    return mxr_set_error(MXR_EINVAL, "%s: %s shape does not match the reduction", op, what);
+  return 0;
+}
+
+/* What a reduction's gradient multiplies ograd by: 1, or for mean the
+ * kept count over the total (1 / the reduced count). */
+static double reduce_grad_scale(const struct mxr_tensor *dy, const struct mxr_tensor *dx,
+                                bool mean) {
+  int64_t n = mxr_tensor_size(dx);
+  return mean && n > 0 ? (double)mxr_tensor_size(dy) / (double)n : 1.0;
+}
+
 static int reduce_run(const char *op, const struct reduce_params *p, const struct mxr_tensor *x,
                       int req, struct mxr_tensor *y, bool mean) {
   bool red[MXR_MAX_NDIM];
-  struct mxr_shape want;
-  if (reduce_plan(p, &x->shape, red, &want) || mxr_shape_size(&want) != mxr_tensor_size(y))
-    return mxr_set_error(MXR_EINVAL, "%s: output shape does not match the reduction", op);
-  if (req == MXR_REQ_NULL) return 0;
+  int st_ = reduce_match(op, p, &x->shape, y, "output", red);
+  if (st_ || req == MXR_REQ_NULL) return st_;
   int64_t stride[MXR_MAX_NDIM], kd[MXR_MAX_NDIM], ks[MXR_MAX_NDIM], rd[MXR_MAX_NDIM],
       rs[MXR_MAX_NDIM], nk = 1, nr = 1;
   int nkept = 0, nred = 0;
@@ -139,16 +176,14 @@ static int reduce_run(const char *op, const struct reduce_params *p, const struc
 static int reduce_grad_run(const char *op, const struct reduce_params *p,
                            const struct mxr_tensor *dy, int req, struct mxr_tensor *dx, bool mean) {
   bool red[MXR_MAX_NDIM];
-  struct mxr_shape want;
-  if (reduce_plan(p, &dx->shape, red, &want) || mxr_shape_size(&want) != mxr_tensor_size(dy))
-    return mxr_set_error(MXR_EINVAL, "%s: ograd shape does not match the reduction", op);
-  if (req == MXR_REQ_NULL) return 0;
+  int st_ = reduce_match(op, p, &dx->shape, dy, "ograd", red);
+  if (st_ || req == MXR_REQ_NULL) return st_;
   int64_t gstride[MXR_MAX_NDIM], m = 1, n = mxr_tensor_size(dx);
   for (int d = dx->shape.ndim - 1; d >= 0; d--) {
     gstride[d] = red[d] ? 0 : m;
     if (!red[d]) m *= dx->shape.dim[d];
   }
-  double scale = mean && n > 0 ? (double)mxr_tensor_size(dy) / (double)n : 1.0;
+  const double scale = reduce_grad_scale(dy, dx, mean);
   struct walk w;
   walk_init(&w, dx->shape.ndim, dx->shape.dim, gstride);
   for (int64_t i = 0; i < n; i++, walk_next(&w))
@@ -168,29 +203,78 @@ REDUCE_KERNEL(mean_forward, reduce_run, "mean", true)
 REDUCE_KERNEL(sum_backward, reduce_grad_run, "_backward_sum", false)
 REDUCE_KERNEL(mean_backward, reduce_grad_run, "_backward_mean", true)
 
-#define REDUCE_OP(var, opname, a1, a2, fwd, shape, bwd, names) \
-  static const struct mxr_op var = {                           \
-      .name = opname,                                          \
-      .aliases = {a1, a2, NULL},                               \
-      .fields = reduce_fields,                                 \
-      .num_fields = 3,                                         \
-      .params_size = sizeof(struct reduce_params),             \
-      .nin = 1,                                                \
-      .nout = 1,                                               \
-      .input_names = names,                                    \
-      .infer_shape = shape,                                    \
-      .dtypes = FLOATS,                                        \
-      .forward_cpu = fwd,                                      \
-      .backward = bwd,                                         \
+#ifdef MXR_HAVE_CUDA
+/* The launchers take one dtype for both arrays (type inference gives them
+ * one). */
+static int same_dtype(const char *op, const struct mxr_tensor *a, const struct mxr_tensor *b) {
+  if (a->dtype != b->dtype)
+    return mxr_set_error(MXR_EINVAL, "%s (GPU): input %s and output %s differ in dtype", op,
+                         mxr_dtype_name(a->dtype) ? mxr_dtype_name(a->dtype) : "?",
+                         mxr_dtype_name(b->dtype) ? mxr_dtype_name(b->dtype) : "?");
+  return 0;
+}
+
+static int reduce_run_gpu(const struct mxr_op_ctx *ctx, const char *op,
+                          const struct reduce_params *p, const struct mxr_tensor *x, int req,
+                          struct mxr_tensor *y, bool mean) {
+  bool red[MXR_MAX_NDIM];
+  int st_ = reduce_match(op, p, &x->shape, y, "output", red);
+  if (st_ || req == MXR_REQ_NULL) return st_;
+  st_ = same_dtype(op, x, y);
+  if (st_) return st_;
+  return mxr__gpu_reduce(mxr__op_stream(ctx), x->data, y->data, x->dtype, x->shape.ndim,
+                         x->shape.dim, red, mean, req);
+}
+
+static int reduce_grad_run_gpu(const struct mxr_op_ctx *ctx, const char *op,
+                               const struct reduce_params *p, const struct mxr_tensor *dy,
+                               int req, struct mxr_tensor *dx, bool mean) {
+  bool red[MXR_MAX_NDIM];
+  int st_ = reduce_match(op, p, &dx->shape, dy, "ograd", red);
+  if (st_ || req == MXR_REQ_NULL) return st_;
+  st_ = same_dtype(op, dy, dx);
+  if (st_) return st_;
+  return mxr__gpu_reduce_grad(mxr__op_stream(ctx), dy->data, dx->data, dx->dtype, dx->shape.ndim,
+                              dx->shape.dim, red, reduce_grad_scale(dy, dx, mean), req);
+}
+
+#define REDUCE_KERNEL_GPU(fn, run, opname, mean)                                               \
+  static int fn(const struct mxr_op_ctx *ctx, const void *params, const struct mxr_tensor *in, \
+                int nin, const int *req, struct mxr_tensor *out, int nout,                     \
+                struct mxr_tensor *aux, int naux) {                                            \
+    UNUSED_KERNEL_ARGS;                                                                        \
+    return run(ctx, opname, params, &in[0], req[0], &out[0], mean);                            \
   }
-REDUCE_OP(op_sum, "sum", "sum_axis", "_sparse_sum", sum_forward, reduce_shape, "_backward_sum",
-          data_input);
-REDUCE_OP(op_mean, "mean", "_sparse_mean", NULL, mean_forward, reduce_shape, "_backward_mean",
-          data_input);
-REDUCE_OP(op_backward_sum, "_backward_sum", NULL, NULL, sum_backward, reduce_backward_shape, NULL,
-          ograd_input);
-REDUCE_OP(op_backward_mean, "_backward_mean", NULL, NULL, mean_backward, reduce_backward_shape,
-          NULL, ograd_input);
+REDUCE_KERNEL_GPU(sum_forward_gpu, reduce_run_gpu, "sum", false)
+REDUCE_KERNEL_GPU(mean_forward_gpu, reduce_run_gpu, "mean", true)
+REDUCE_KERNEL_GPU(sum_backward_gpu, reduce_grad_run_gpu, "_backward_sum", false)
+REDUCE_KERNEL_GPU(mean_backward_gpu, reduce_grad_run_gpu, "_backward_mean", true)
+#endif
+
+#define REDUCE_OP(var, opname, a1, a2, fwd, fwd_gpu, shape, bwd, names) \
+  static const struct mxr_op var = {                                    \
+      .name = opname,                                                   \
+      .aliases = {a1, a2, NULL},                                        \
+      .fields = reduce_fields,                                          \
+      .num_fields = 3,                                                  \
+      .params_size = sizeof(struct reduce_params),                      \
+      .nin = 1,                                                         \
+      .nout = 1,                                                        \
+      .input_names = names,                                             \
+      .infer_shape = shape,                                             \
+      .dtypes = FLOATS,                                                 \
+      .forward_cpu = fwd,                                               \
+      .forward_gpu = MXR_GPU_FORWARD(fwd_gpu),                          \
+      .backward = bwd,                                                  \
+  }
+REDUCE_OP(op_sum, "sum", "sum_axis", "_sparse_sum", sum_forward, sum_forward_gpu, reduce_shape,
+          "_backward_sum", data_input);
+REDUCE_OP(op_mean, "mean", "_sparse_mean", NULL, mean_forward, mean_forward_gpu, reduce_shape,
+          "_backward_mean", data_input);
+REDUCE_OP(op_backward_sum, "_backward_sum", NULL, NULL, sum_backward, sum_backward_gpu,
+          reduce_backward_shape, NULL, ograd_input);
+REDUCE_OP(op_backward_mean, "_backward_mean", NULL, NULL, mean_backward, mean_backward_gpu,
+          reduce_backward_shape, NULL, ograd_input);
 
 /* ------------------------------------------------------------------ dot */
 
@@ -455,6 +539,16 @@ static int flatten_forward(const struct mxr_op_ctx *ctx, const void *params,
   return copy_kernel("Flatten", &in[0], req[0], &out[0]);
 }
 
+#ifdef MXR_HAVE_CUDA
+static int flatten_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                               const struct mxr_tensor *in, int nin, const int *req,
+                               struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  UNUSED_KERNEL_ARGS;
+  (void)params;
+  return copy_kernel_gpu(ctx, "Flatten", &in[0], req[0], &out[0]);
+}
+#endif
+
 /* The gradient is MXNet's _backward_copy (cpu/basic.c). */
 static const struct mxr_op op_flatten = {
     .name = "Flatten",
@@ -465,6 +559,7 @@ static const struct mxr_op op_flatten = {
     .infer_shape = flatten_shape,
     .dtypes = ALL_DTYPES,
     .forward_cpu = flatten_forward,
+    .forward_gpu = MXR_GPU_FORWARD(flatten_forward_gpu),
     .backward = "_backward_copy",
     .inplace = {{0, 0}},
     .num_inplace = 1,
@@ -652,6 +747,25 @@ static int backward_reshape_forward(const struct mxr_op_ctx *ctx, const void *pa
   return copy_kernel("_backward_reshape", &in[0], req[0], &out[0]);
 }
 
+#ifdef MXR_HAVE_CUDA
+static int reshape_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                               const struct mxr_tensor *in, int nin, const int *req,
+                               struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  UNUSED_KERNEL_ARGS;
+  (void)params;
+  return copy_kernel_gpu(ctx, "Reshape", &in[0], req[0], &out[0]);
+}
+
+static int backward_reshape_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                                        const struct mxr_tensor *in, int nin, const int *req,
+                                        struct mxr_tensor *out, int nout, struct mxr_tensor *aux,
+                                        int naux) {
+  UNUSED_KERNEL_ARGS;
+  (void)params;
+  return copy_kernel_gpu(ctx, "_backward_reshape", &in[0], req[0], &out[0]);
+}
+#endif
+
 static const struct mxr_op op_reshape = {
     .name = "Reshape",
     .aliases = {"reshape", NULL},
@@ -665,6 +779,7 @@ static const struct mxr_op op_reshape = {
     .infer_shape = reshape_shape,
     .dtypes = ALL_DTYPES,
     .forward_cpu = reshape_forward,
+    .forward_gpu = MXR_GPU_FORWARD(reshape_forward_gpu),
     .backward = "_backward_reshape",
     .inplace = {{0, 0}},
     .num_inplace = 1,
@@ -682,6 +797,7 @@ static const struct mxr_op op_backward_reshape = {
     .infer_shape = backward_reshape_shape,
     .dtypes = ALL_DTYPES,
     .forward_cpu = backward_reshape_forward,
+    .forward_gpu = MXR_GPU_FORWARD(backward_reshape_forward_gpu),
     .inplace = {{0, 0}},
     .num_inplace = 1,
 };
@@ -752,16 +868,43 @@ static int transpose_backward_shape(const void *params, struct mxr_shape *in, in
   return transpose_infer(params, &out[0], &in[0]);
 }
 
+/* Checks y against x for a transpose with `req` (in place is refused only
+ * when something would move). */
+static int transpose_check_arrays(const char *op, const struct mxr_tensor *x, int req,
+                                  const struct mxr_tensor *y) {
+  const int64_t n = mxr_tensor_size(x);
+  if (y->shape.ndim != x->shape.ndim || x->dtype != y->dtype || mxr_tensor_size(y) != n)
+    return mxr_set_error(MXR_EINVAL, "%s: output does not match the input", op);
+  int st_ = req_add_needs_float(op, x->dtype, req);
+  if (st_ || req == MXR_REQ_NULL || n == 0) return st_;
+  if (x->data == y->data) return mxr_set_error(MXR_EINVAL, "%s: cannot run in place", op);
+  return 0;
+}
+
+/* The permutation that transpose (inverse false) or _backward_transpose
+ * (inverse true) applies to an input of nd dims: out dim i = in dim perm[i]. */
+static int transpose_perm_for(const char *op, const char *input, const struct transpose_params *p,
+                              int nd, bool inverse, int *perm) {
+  int fwd[MXR_MAX_NDIM];
+  if (p->axes.n && p->axes.n != nd)
+    return mxr_set_error(MXR_EINVAL, "%s: axes do not match the %s's dims", op, input);
+  transpose_perm(p, nd, fwd);
+  for (int i = 0; i < nd; i++) {
+    if (inverse)
+      perm[fwd[i]] = i;
+    else
+      perm[i] = fwd[i];
+  }
+  return 0;
+}
+
 /* y[i0..] (req)= x[i_perm...]: y's dim d walks x's dim perm[d]. */
 static int transpose_run(const char *op, const int *perm, const struct mxr_tensor *x, int req,
                          struct mxr_tensor *y) {
   const int nd = x->shape.ndim;
   int64_t xs[MXR_MAX_NDIM], dims[MXR_MAX_NDIM], strides[MXR_MAX_NDIM], n = mxr_tensor_size(x);
-  if (y->shape.ndim != nd || x->dtype != y->dtype || mxr_tensor_size(y) != n)
-    return mxr_set_error(MXR_EINVAL, "%s: output does not match the input", op);
-  int st_ = req_add_needs_float(op, x->dtype, req);
+  int st_ = transpose_check_arrays(op, x, req, y);
   if (st_ || req == MXR_REQ_NULL || n == 0) return st_;
-  if (x->data == y->data) return mxr_set_error(MXR_EINVAL, "%s: cannot run in place", op);
   row_major_strides(&x->shape, xs);
   for (int d = 0; d < nd; d++) dims[d] = x->shape.dim[perm[d]], strides[d] = xs[perm[d]];
   struct walk w;
@@ -776,26 +919,50 @@ static int transpose_forward(const struct mxr_op_ctx *ctx, const void *params,
                              struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
   UNUSED_KERNEL_ARGS;
   int perm[MXR_MAX_NDIM];
-  if (((const struct transpose_params *)params)->axes.n &&
-      ((const struct transpose_params *)params)->axes.n != in[0].shape.ndim)
-    return mxr_set_error(MXR_EINVAL, "transpose: axes do not match the input's dims");
-  transpose_perm(params, in[0].shape.ndim, perm);
-  return transpose_run("transpose", perm, &in[0], req[0], &out[0]);
+  int st_ = transpose_perm_for("transpose", "input", params, in[0].shape.ndim, false, perm);
+  return st_ ? st_ : transpose_run("transpose", perm, &in[0], req[0], &out[0]);
 }
 
 static int transpose_backward(const struct mxr_op_ctx *ctx, const void *params,
                               const struct mxr_tensor *in, int nin, const int *req,
                               struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
   UNUSED_KERNEL_ARGS;
-  int perm[MXR_MAX_NDIM], inv[MXR_MAX_NDIM];
+  int perm[MXR_MAX_NDIM];
   const int nd = in[0].shape.ndim;
-  if (((const struct transpose_params *)params)->axes.n &&
-      ((const struct transpose_params *)params)->axes.n != nd)
-    return mxr_set_error(MXR_EINVAL, "_backward_transpose: axes do not match the ograd's dims");
-  transpose_perm(params, nd, perm);
-  for (int i = 0; i < nd; i++) inv[perm[i]] = i;
-  return transpose_run("_backward_transpose", inv, &in[0], req[0], &out[0]);
+  int st_ = transpose_perm_for("_backward_transpose", "ograd", params, nd, true, perm);
+  return st_ ? st_ : transpose_run("_backward_transpose", perm, &in[0], req[0], &out[0]);
 }
+
+#ifdef MXR_HAVE_CUDA
+static int transpose_run_gpu(const struct mxr_op_ctx *ctx, const char *op, const int *perm,
+                             const struct mxr_tensor *x, int req, struct mxr_tensor *y) {
+  int st_ = transpose_check_arrays(op, x, req, y);
+  if (st_ || req == MXR_REQ_NULL || mxr_tensor_size(x) == 0) return st_;
+  return mxr__gpu_transpose(mxr__op_stream(ctx), x->data, y->data, x->dtype, x->shape.ndim,
+                            x->shape.dim, perm, req);
+}
+
+static int transpose_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                                 const struct mxr_tensor *in, int nin, const int *req,
+                                 struct mxr_tensor *out, int nout, struct mxr_tensor *aux,
+                                 int naux) {
+  UNUSED_KERNEL_ARGS;
+  int perm[MXR_MAX_NDIM];
+  int st_ = transpose_perm_for("transpose", "input", params, in[0].shape.ndim, false, perm);
+  return st_ ? st_ : transpose_run_gpu(ctx, "transpose", perm, &in[0], req[0], &out[0]);
+}
+
+static int transpose_backward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                                  const struct mxr_tensor *in, int nin, const int *req,
+                                  struct mxr_tensor *out, int nout, struct mxr_tensor *aux,
+                                  int naux) {
+  UNUSED_KERNEL_ARGS;
+  int perm[MXR_MAX_NDIM];
+  const int nd = in[0].shape.ndim;
+  int st_ = transpose_perm_for("_backward_transpose", "ograd", params, nd, true, perm);
+  return st_ ? st_ : transpose_run_gpu(ctx, "_backward_transpose", perm, &in[0], req[0], &out[0]);
+}
+#endif
 
 static const struct mxr_op op_transpose = {
     .name = "transpose",
@@ -810,6 +977,7 @@ static const struct mxr_op op_transpose = {
     .infer_shape = transpose_shape,
     .dtypes = ALL_DTYPES,
     .forward_cpu = transpose_forward,
+    .forward_gpu = MXR_GPU_FORWARD(transpose_forward_gpu),
     .backward = "_backward_transpose",
 };
 
@@ -826,6 +994,7 @@ static const struct mxr_op op_backward_transpose = {
     .infer_shape = transpose_backward_shape,
     .dtypes = ALL_DTYPES,
     .forward_cpu = transpose_backward,
+    .forward_gpu = MXR_GPU_FORWARD(transpose_backward_gpu),
 };
 
 const struct mxr_op *const mxr__ops_tensor[] = {

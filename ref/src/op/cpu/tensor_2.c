@@ -1,12 +1,17 @@
 /*
  * Ops of the 'tensor' group, second file: Concat, softmax and log_softmax
  * and their backward ops (MXNet 1.9.1 semantics; see tensor.c).  The ops
- * are listed in tensor.c's group array.
+ * are listed in tensor.c's group array.  Their GPU forwards share the CPU
+ * forwards' checks and run the launchers of op/gpu/tensor.h.
  */
+#include "config.h"
+
 #include <math.h>
 #include <string.h>
 
 #include "op/cpu/tensor_common.h"
+#include "op/gpu/launch.h"
+#include "op/gpu/tensor.h"
 
 static const char *const ograd_input[] = {"ograd"};
 
@@ -87,31 +92,51 @@ static int concat_backward_shape(const void *params, struct mxr_shape *in, int n
   return concat_infer(params, out, nout, &in[0]);
 }
 
+/* How the parts of a Concat lie in the whole: `lead` rows (the dims before
+ * the axis), each made of every part's dim[axis] * `trail` elements in
+ * order (trail: the dims after the axis), `mid` along the axis in all. */
+struct concat_layout {
+  int axis;
+  int64_t lead, mid, trail;
+};
+
+/* Checks the parts against the whole and the requests (req[0] for all
+ * parts when into_whole, else req[i] for part i). */
+static int concat_plan(const char *op, const struct concat_params *p,
+                       const struct mxr_tensor *whole, const struct mxr_tensor *parts, int nparts,
+                       const int *req, bool into_whole, struct concat_layout *lay) {
+  int st_ = resolve_axis("dim", p->dim, &whole->shape, &lay->axis);
+  if (st_) return prefix_error(op, st_);
+  const int axis = lay->axis, dt = whole->dtype;
+  lay->lead = 1, lay->trail = 1, lay->mid = 0;
+  for (int d = 0; d < axis; d++) lay->lead *= whole->shape.dim[d];
+  for (int d = axis + 1; d < whole->shape.ndim; d++) lay->trail *= whole->shape.dim[d];
+  for (int i = 0; i < nparts; i++) {
+    if (parts[i].dtype != dt || parts[i].shape.ndim != whole->shape.ndim)
+      return mxr_set_error(MXR_EINVAL, "%s: input %d does not match the output", op, i);
+    lay->mid += parts[i].shape.dim[axis];
+    st_ = req_add_needs_float(op, dt, into_whole ? req[0] : req[i]);
+    if (st_) return st_;
+  }
+  if (lay->mid != whole->shape.dim[axis])
+    return mxr_set_error(MXR_EINVAL, "%s: the inputs do not add up to the output along dim", op);
+  return 0;
+}
+
 /* The part of `whole` along `axis` that each of `parts` covers, moved into
  * (forward) or out of (backward) the whole. */
 static int concat_move(const char *op, const struct concat_params *p,
                        const struct mxr_tensor *whole, const struct mxr_tensor *parts, int nparts,
                        const int *req, bool into_whole) {
-  int axis = 0, st_ = resolve_axis("dim", p->dim, &whole->shape, &axis);
-  if (st_) return prefix_error(op, st_);
+  struct concat_layout lay = {.lead = 0};
+  int st_ = concat_plan(op, p, whole, parts, nparts, req, into_whole, &lay);
+  if (st_) return st_;
   const int dt = whole->dtype;
   const size_t es = mxr_dtype_size(dt);
-  int64_t lead = 1, trail = 1, mid = 0;
-  for (int d = 0; d < axis; d++) lead *= whole->shape.dim[d];
-  for (int d = axis + 1; d < whole->shape.ndim; d++) trail *= whole->shape.dim[d];
-  for (int i = 0; i < nparts; i++) {
-    if (parts[i].dtype != dt || parts[i].shape.ndim != whole->shape.ndim)
-      return mxr_set_error(MXR_EINVAL, "%s: input %d does not match the output", op, i);
-    mid += parts[i].shape.dim[axis];
-    st_ = req_add_needs_float(op, dt, into_whole ? req[0] : req[i]);
-    if (st_) return st_;
-  }
-  if (mid != whole->shape.dim[axis])
-    return mxr_set_error(MXR_EINVAL, "%s: the inputs do not add up to the output along dim", op);
-  for (int64_t l = 0; l < lead; l++) {
-    int64_t at = l * mid * trail;
+  for (int64_t l = 0; l < lay.lead; l++) {
+    int64_t at = l * lay.mid * lay.trail;
     for (int i = 0; i < nparts; i++) {
-      int64_t blk = parts[i].shape.dim[axis] * trail;
+      int64_t blk = parts[i].shape.dim[lay.axis] * lay.trail;
       char *w = (char *)whole->data + (size_t)at * es, *q = (char *)parts[i].data + (size_t)(l * blk) * es;
       if (into_whole)
         move_block(w, q, blk, dt, req[0]);
@@ -138,6 +163,50 @@ static int concat_backward(const struct mxr_op_ctx *ctx, const void *params,
   return concat_move("_backward_Concat", params, &in[0], out, nout, req, false);
 }
 
+#ifdef MXR_HAVE_CUDA
+/* concat_move on the device: one launch per part, each moving the part's
+ * columns [offset, offset + width) of every row of the whole. */
+static int concat_move_gpu(const struct mxr_op_ctx *ctx, const char *op,
+                           const struct concat_params *p, const struct mxr_tensor *whole,
+                           const struct mxr_tensor *parts, int nparts, const int *req,
+                           bool into_whole) {
+  struct concat_layout lay = {.lead = 0};
+  int st_ = concat_plan(op, p, whole, parts, nparts, req, into_whole, &lay);
+  if (st_) return st_;
+  void *stream = mxr__op_stream(ctx);
+  const int64_t row = lay.mid * lay.trail;
+  int64_t offset = 0;
+  for (int i = 0; i < nparts; i++) {
+    const int64_t width = parts[i].shape.dim[lay.axis] * lay.trail;
+    if (into_whole)
+      st_ = mxr__gpu_concat_part(stream, parts[i].data, whole->data, whole->dtype, lay.lead, row,
+                                 offset, width, req[0]);
+    else
+      st_ = mxr__gpu_split_part(stream, whole->data, parts[i].data, whole->dtype, lay.lead, row,
+                                offset, width, req[i]);
+    if (st_) return st_;
+    offset += width;
+  }
+  return 0;
+}
+
+static int concat_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                              const struct mxr_tensor *in, int nin, const int *req,
+                              struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+  UNUSED_KERNEL_ARGS;
+  if (req[0] == MXR_REQ_NULL) return 0;
+  return concat_move_gpu(ctx, "Concat", params, &out[0], in, nin, req, true);
+}
+
+static int concat_backward_gpu(const struct mxr_op_ctx *ctx, const void *params,
+                               const struct mxr_tensor *in, int nin, const int *req,
+                               struct mxr_tensor *out, int nout, struct mxr_tensor *aux,
+                               int naux) {
+  UNUSED_KERNEL_ARGS;
+  return concat_move_gpu(ctx, "_backward_Concat", params, &in[0], out, nout, req, false);
+}
+#endif
+
 const struct mxr_op mxr__op_concat = {
     .name = "Concat",
     .aliases = {"concat", "_sparse_concat", NULL},
@@ -150,6 +219,7 @@ const struct mxr_op mxr__op_concat = {
     .infer_shape = concat_shape,
     .dtypes = ALL_DTYPES,
     .forward_cpu = concat_forward,
+    .forward_gpu = MXR_GPU_FORWARD(concat_forward_gpu),
     .backward = "_backward_Concat",
 };
 
@@ -166,6 +236,7 @@ const struct mxr_op mxr__op_backward_concat = {
     .infer_shape = concat_backward_shape,
     .dtypes = ALL_DTYPES,
     .forward_cpu = concat_backward,
+    .forward_gpu = MXR_GPU_FORWARD(concat_backward_gpu),
 };
 
 /* ------------------------------------------------ softmax, log_softmax */
@@ -319,6 +390,23 @@ static int float_io(const char *op, const struct mxr_tensor *t, const char *what
   return 0;
 }
 
+/* The temperature x is divided by (1 when not given). */
+static double softmax_temperature(const struct softmax_params *p) {
+  return p->temperature.has ? p->temperature.value : 1.0;
+}
+
+/* Checks a forward's arrays; its rows in r. */
+static int softmax_check_arrays(const char *op, const struct softmax_params *p,
+                                const struct mxr_tensor *x, const struct mxr_tensor *len,
+                                const struct mxr_tensor *y, struct rows *r) {
+  int st_ = softmax_rows(op, p, &x->shape, r);
+  if (!st_) st_ = float_io(op, x, "data");
+  if (!st_) st_ = float_io(op, y, "output");
+  if (!st_ && len && len->dtype != MXR_INT32 && len->dtype != MXR_INT64)
+    st_ = mxr_set_error(MXR_EINVAL, "%s: length must be int32 or int64", op);
+  return st_;
+}
+
 /* y = softmax(x / T) or log_softmax(x / T) along the axis, shifting by the
  * row's largest x / T so that exp never overflows.  With a length input,
  * only the first length[row] elements take part; the rest are 0. */
@@ -326,13 +414,9 @@ static int softmax_run(const char *op, const struct softmax_params *p, const str
                        int req, struct mxr_tensor *y, bool log_out) {
   const struct mxr_tensor *x = &in[0], *len = p->use_length ? &in[1] : NULL;
   struct rows r;
-  int st_ = softmax_rows(op, p, &x->shape, &r);
-  if (!st_) st_ = float_io(op, x, "data");
-  if (!st_) st_ = float_io(op, y, "output");
-  if (!st_ && len && len->dtype != MXR_INT32 && len->dtype != MXR_INT64)
-    st_ = mxr_set_error(MXR_EINVAL, "%s: length must be int32 or int64", op);
+  int st_ = softmax_check_arrays(op, p, x, len, y, &r);
   if (st_ || req == MXR_REQ_NULL) return st_;
-  const double t = p->temperature.has ? p->temperature.value : 1.0;
+  const double t = softmax_temperature(p);
   for (int64_t o = 0; o < r.outer; o++)
     for (int64_t i = 0; i < r.inner; i++) {
       const int64_t base = o * r.m * r.inner + i, row = o * r.inner + i;
@@ -360,6 +444,27 @@ static int softmax_run(const char *op, const struct softmax_params *p, const str
   return 0;
 }
 
+/* Checks a backward's arrays (ograd g, forward output y, gradient dx);
+ * their rows in r. */
+static int softmax_grad_check_arrays(const char *op, const struct softmax_params *p,
+                                     const struct mxr_tensor *g, const struct mxr_tensor *y,
+                                     const struct mxr_tensor *dx, struct rows *r) {
+  int st_ = softmax_rows(op, p, &y->shape, r);
+  if (!st_) st_ = float_io(op, g, "ograd");
+  if (!st_) st_ = float_io(op, dx, "gradient");
+  return st_;
+}
+
+/* The length input gets a zero gradient, written unless req[1] is null or
+ * add (adding zero changes nothing). */
+static bool length_grad_zeroed(const struct softmax_params *p, const int *req) {
+  return p->use_length && req[1] != MXR_REQ_NULL && req[1] != MXR_REQ_ADD;
+}
+
+static size_t length_grad_bytes(const struct mxr_tensor *t) {
+  return (size_t)mxr_tensor_size(t) * mxr_dtype_size(t->dtype);
+}
+
 /* softmax:     dx = y * (g - sum(g * y)) / T
  * log_softmax: dx = (g - exp(y) * sum(g)) / T
  * Elements a length masked out have y = 0 (softmax), hence dx = 0. */
@@ -369,14 +474,12 @@ static int softmax_grad_run(const char *op, const struct softmax_params *p,
   const struct mxr_tensor *g = &in[0], *y = &in[1];
   struct mxr_tensor *dx = &out[0];
   struct rows r;
-  int st_ = softmax_rows(op, p, &y->shape, &r);
-  if (!st_) st_ = float_io(op, g, "ograd");
-  if (!st_) st_ = float_io(op, dx, "gradient");
+  int st_ = softmax_grad_check_arrays(op, p, g, y, dx, &r);
   if (st_) return st_;
-  if (p->use_length && req[1] != MXR_REQ_NULL && req[1] != MXR_REQ_ADD)
-    memset(out[1].data, 0, (size_t)mxr_tensor_size(&out[1]) * mxr_dtype_size(out[1].dtype));
+  if (length_grad_zeroed(p, req))
+    memset(out[1].data, 0, length_grad_bytes(&out[1]));
   if (req[0] == MXR_REQ_NULL) return 0;
-  const double t = p->temperature.has ? p->temperature.value : 1.0;
+  const double t = softmax_temperature(p);
   for (int64_t o = 0; o < r.outer; o++)
     for (int64_t i = 0; i < r.inner; i++) {
       const int64_t base = o * r.m * r.inner + i;
@@ -406,6 +509,53 @@ SOFTMAX_KERNEL(log_softmax_forward, softmax_run, "log_softmax", true, req[0])
 SOFTMAX_KERNEL(softmax_backward, softmax_grad_run, "_backward_softmax", false, req)
 SOFTMAX_KERNEL(log_softmax_backward, softmax_grad_run, "_backward_log_softmax", true, req)
 
+#ifdef MXR_HAVE_CUDA
+static int softmax_run_gpu(const struct mxr_op_ctx *ctx, const char *op,
+                           const struct softmax_params *p, const struct mxr_tensor *in, int req,
+                           struct mxr_tensor *y, bool log_out) {
+  const struct mxr_tensor *x = &in[0], *len = p->use_length ? &in[1] : NULL;
+  struct rows r;
+  int st_ = softmax_check_arrays(op, p, x, len, y, &r);
+  if (st_ || req == MXR_REQ_NULL) return st_;
+  return mxr__gpu_softmax(mxr__op_stream(ctx), x->data, x->dtype, len ? len->data : NULL,
+                          len ? len->dtype : -1, y->data, y->dtype, r.outer, r.m, r.inner,
+                          softmax_temperature(p), log_out, req);
+}
+
+static int softmax_grad_run_gpu(const struct mxr_op_ctx *ctx, const char *op,
+                                const struct softmax_params *p, const struct mxr_tensor *in,
+                                const int *req, struct mxr_tensor *out, bool log_out) {
+  const struct mxr_tensor *g = &in[0], *y = &in[1];
+  struct mxr_tensor *dx = &out[0];
+  struct rows r;
+  int st_ = softmax_grad_check_arrays(op, p, g, y, dx, &r);
+  if (st_) return st_;
+  if (g->dtype != y->dtype) /* the launcher reads both as one type */
+    return mxr_set_error(MXR_EINVAL, "%s (GPU): ograd %s and output %s differ in dtype", op,
+                         mxr_dtype_name(g->dtype),
+                         mxr_dtype_name(y->dtype) ? mxr_dtype_name(y->dtype) : "?");
+  void *stream = mxr__op_stream(ctx);
+  if (length_grad_zeroed(p, req))
+    st_ = mxr__gpu_zero(stream, out[1].data, length_grad_bytes(&out[1]));
+  if (st_ || req[0] == MXR_REQ_NULL) return st_;
+  return mxr__gpu_softmax_grad(stream, g->data, y->data, y->dtype, dx->data, dx->dtype, r.outer,
+                               r.m, r.inner, softmax_temperature(p), log_out, req[0]);
+}
+
+#define SOFTMAX_KERNEL_GPU(fn, run, opname, log_out, reqarg)                                  \
+  static int fn(const struct mxr_op_ctx *ctx, const void *params, const struct mxr_tensor *in, \
+                int nin, const int *req, struct mxr_tensor *out, int nout,                     \
+                struct mxr_tensor *aux, int naux) {                                            \
+    UNUSED_KERNEL_ARGS;                                                                        \
+    return run(ctx, opname, params, in, reqarg, out, log_out);                                 \
+  }
+SOFTMAX_KERNEL_GPU(softmax_forward_gpu, softmax_run_gpu, "softmax", false, req[0])
+SOFTMAX_KERNEL_GPU(log_softmax_forward_gpu, softmax_run_gpu, "log_softmax", true, req[0])
+SOFTMAX_KERNEL_GPU(softmax_backward_gpu, softmax_grad_run_gpu, "_backward_softmax", false, req)
+SOFTMAX_KERNEL_GPU(log_softmax_backward_gpu, softmax_grad_run_gpu, "_backward_log_softmax", true,
+                   req)
+#endif
+
 static const char *const softmax_inputs[] = {"data", "length"};
 static const char *const softmax_grad_inputs[] = {"ograd", "output"};
 
@@ -413,36 +563,39 @@ static const char *const softmax_grad_inputs[] = {"ograd", "output"};
  * kernels accept only float data. */
 #define SOFTMAX_DTYPES (FLOATS | (1u << MXR_INT32) | (1u << MXR_INT64))
 
-#define SOFTMAX_OP(var, opname, alias, chk, nin_fn, names, shape, type, fwd, bwd, nout_fn, hints) \
-  const struct mxr_op var = {                                                            \
-      .name = opname,                                                                           \
-      .aliases = {alias, NULL},                                                                 \
-      .fields = softmax_fields,                                                                 \
-      .num_fields = 4,                                                                          \
-      .params_size = sizeof(struct softmax_params),                                             \
-      .check = chk,                                                                             \
-      .nin = 1,                                                                                 \
-      .nout = 1,                                                                                \
-      .get_nin = nin_fn,                                                                        \
-      .get_nout = nout_fn,                                                                      \
-      .input_names = names,                                                                     \
-      .infer_shape = shape,                                                                     \
-      .infer_type = type,                                                                       \
-      .dtypes = SOFTMAX_DTYPES,                                                                 \
-      .forward_cpu = fwd,                                                                       \
-      .backward = bwd,                                                                          \
-      .grad_flags = MXR_GRAD_USE_OUTPUTS,                                                       \
-      .inplace = {{0, 0}, {1, 0}},                                                              \
-      .num_inplace = hints,                                                                     \
+#define SOFTMAX_OP(var, opname, alias, chk, nin_fn, names, shape, type, fwd, fwd_gpu, bwd, \
+                   nout_fn, hints)                                                          \
+  const struct mxr_op var = {                                                               \
+      .name = opname,                                                                       \
+      .aliases = {alias, NULL},                                                             \
+      .fields = softmax_fields,                                                             \
+      .num_fields = 4,                                                                      \
+      .params_size = sizeof(struct softmax_params),                                         \
+      .check = chk,                                                                         \
+      .nin = 1,                                                                             \
+      .nout = 1,                                                                            \
+      .get_nin = nin_fn,                                                                    \
+      .get_nout = nout_fn,                                                                  \
+      .input_names = names,                                                                 \
+      .infer_shape = shape,                                                                 \
+      .infer_type = type,                                                                   \
+      .dtypes = SOFTMAX_DTYPES,                                                             \
+      .forward_cpu = fwd,                                                                   \
+      .forward_gpu = MXR_GPU_FORWARD(fwd_gpu),                                              \
+      .backward = bwd,                                                                      \
+      .grad_flags = MXR_GRAD_USE_OUTPUTS,                                                   \
+      .inplace = {{0, 0}, {1, 0}},                                                          \
+      .num_inplace = hints,                                                                 \
   }
 SOFTMAX_OP(mxr__op_softmax, "softmax", "_npx_softmax", softmax_check, softmax_nin, softmax_inputs,
-           softmax_shape, softmax_type, softmax_forward, "_backward_softmax", NULL, 1);
+           softmax_shape, softmax_type, softmax_forward, softmax_forward_gpu, "_backward_softmax",
+           NULL, 1);
 SOFTMAX_OP(mxr__op_log_softmax, "log_softmax", "_npx_log_softmax", log_softmax_check, softmax_nin,
            softmax_inputs, softmax_shape, softmax_type, log_softmax_forward,
-           "_backward_log_softmax", NULL, 1);
+           log_softmax_forward_gpu, "_backward_log_softmax", NULL, 1);
 SOFTMAX_OP(mxr__op_backward_softmax, "_backward_softmax", NULL, softmax_check, two,
            softmax_grad_inputs, softmax_backward_shape, softmax_backward_type, softmax_backward,
-           NULL, softmax_nin, 2);
+           softmax_backward_gpu, NULL, softmax_nin, 2);
 SOFTMAX_OP(mxr__op_backward_log_softmax, "_backward_log_softmax", NULL, log_softmax_check, two,
            softmax_grad_inputs, softmax_backward_shape, softmax_backward_type,
-           log_softmax_backward, NULL, softmax_nin, 2);
+           log_softmax_backward, log_softmax_backward_gpu, NULL, softmax_nin, 2);

@@ -1,0 +1,304 @@
+/*
+ * GPU benchmark (issue 6), on gpu(0); built with CUDA only.  Without a GPU
+ * it says so and exits 0 (make bench goes on).
+ *
+ *  1. The seed workload on the GPU: 1000 chained flips on shape (10,) bound
+ *     on gpu(0) with a gradient, forward+backward (2001 ops a pass pair),
+ *     under the six bulking configurations and, fully bulked, with CUDA
+ *     graphs (MXNET_ENABLE_CUDA_GRAPHS's executor option).  Printed: us per
+ *     op, median of --reps runs of 20 timed iterations.
+ *  2. One inference segment of the 1000 flips, bulked, without and with a
+ *     CUDA graph: us per op.  Targets (H100): bulked at most 3 us per op,
+ *     graph-replayed at most 1 us per op.
+ *  3. The ceilings: a device-to-device copy of 256 MiB (GB/s) and a direct
+ *     cuBLAS sgemm of 4096^3 in full FP32 (TFLOP/s).
+ *  4. FullyConnected forward of the same size through the executor against
+ *     that sgemm.  Target: within 10 %.
+ *
+ * --check makes a missed target exit 1.
+ */
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mxref/device.h"
+#include "mxref/executor.h"
+#include "mxref/mxref.h"
+#include "mxref/symbol.h"
+
+enum { NUM_OPS = 1000, LEN = 10, ITERS = 20, MAX_REPS = 15, GEMM = 4096 };
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what) {
+  fprintf(stderr, "gpu_bench: %s: %s\n", what, mxr_last_error());
+  exit(2);
+}
+
+static void cuda_ok(cudaError_t e, const char *call) {
+  if (e != cudaSuccess) {
+    fprintf(stderr, "gpu_bench: %s: %s\n", call, cudaGetErrorString(e));
+    exit(2);
+  }
+}
+
+static void blas_ok(cublasStatus_t s, const char *call) {
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    fprintf(stderr, "gpu_bench: %s: cuBLAS status %d\n", call, (int)s);
+    exit(2);
+  }
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *t, int n) {
+  qsort(t, (size_t)n, sizeof(double), cmp_double);
+  return t[n / 2];
+}
+
+static mxr_symbol *op_symbol(const char *opname, int n, const char **k, const char **v,
+                             mxr_symbol *input, const char *name) {
+  const mxr_op *op;
+  mxr_op_params *p;
+  mxr_symbol *s;
+  if (mxr_op_find(opname, &op) || mxr_op_params_parse(op, n, k, v, &p) || mxr_symbol_atomic(op, p, &s))
+    die(opname);
+  mxr_op_params_free(p);
+  if (mxr_symbol_compose(s, name, input ? 1 : 0, NULL, input ? &input : NULL)) die("compose");
+  return s;
+}
+
+static mxr_symbol *flip_chain(void) {
+  const char *k[] = {"axis"}, *v[] = {"0"};
+  mxr_symbol *x;
+  if (mxr_symbol_variable("X", &x)) die("variable");
+  for (int i = 0; i < NUM_OPS; i++) {
+    mxr_symbol *f = op_symbol("flip", 1, k, v, x, NULL);
+    mxr_symbol_free(x);
+    x = f;
+  }
+  return x;
+}
+
+static mxr_ndarray *gpu_array(mxr_engine *eng, int ndim, const int64_t *shape, float fill) {
+  mxr_ndarray *a;
+  if (mxr_ndarray_create(eng, shape, ndim, mxr_gpu(0), MXR_FLOAT32, 0, &a)) die("array");
+  int64_t n = mxr_ndarray_size(a);
+  float *buf = malloc((size_t)n * sizeof *buf);
+  for (int64_t i = 0; i < n; i++) buf[i] = fill + (float)(i % 7) * 0.01f;
+  if (mxr_ndarray_sync_copy_from_cpu(a, buf, (size_t)n)) die("copy");
+  free(buf);
+  return a;
+}
+
+static struct mxr_exec_opts opts_for(mxr_engine *eng, int fwd, int bwd, bool train, bool graphs) {
+  struct mxr_exec_opts o;
+  if (mxr_exec_opts_from_config(&o)) die("config");
+  o.engine = eng;
+  o.max_node_train_fwd = fwd;
+  o.max_node_train_bwd = bwd;
+  o.bulk_train = train;
+  o.bulk_inference = true;
+  o.cuda_graphs = graphs;
+  return o;
+}
+
+/* us per op of forward+backward passes of the seed workload. */
+static double seed_us_per_op(mxr_engine *eng, mxr_symbol *sym, struct mxr_exec_opts o) {
+  int64_t shape[] = {LEN};
+  mxr_ndarray *x = gpu_array(eng, 1, shape, 0), *dx = gpu_array(eng, 1, shape, 0),
+              *dy = gpu_array(eng, 1, shape, 1);
+  int req = MXR_GRAD_WRITE;
+  mxr_executor *ex;
+  if (mxr_executor_bind(sym, mxr_gpu(0), 1, &x, &dx, &req, 0, NULL, &o, &ex)) die("bind");
+  double start = 0;
+  for (int i = 0; i < ITERS + 2; i++) { /* two warm-ups: a graph is captured on the second */
+    if (i == 2) start = now_s();
+    if (mxr_executor_forward(ex, true) || mxr_executor_backward(ex, 1, &dy)) die("run");
+    if (mxr_ndarray_wait_to_read(dx)) die("wait");
+  }
+  double us = (now_s() - start) * 1e6 / ITERS / (2 * NUM_OPS + 1);
+  mxr_executor_free(ex);
+  mxr_ndarray_free(x);
+  mxr_ndarray_free(dx);
+  mxr_ndarray_free(dy);
+  if (mxr_engine_wait_for_all(eng)) die("wait");
+  return us;
+}
+
+/* us per op of one inference segment of the chain. */
+static double segment_us_per_op(mxr_engine *eng, mxr_symbol *sym, bool graphs) {
+  int64_t shape[] = {LEN};
+  mxr_ndarray *x = gpu_array(eng, 1, shape, 0);
+  struct mxr_exec_opts o = opts_for(eng, 15, 15, true, graphs);
+  mxr_executor *ex;
+  if (mxr_executor_bind(sym, mxr_gpu(0), 1, &x, NULL, NULL, 0, NULL, &o, &ex)) die("bind");
+  int n;
+  mxr_ndarray *const *outs;
+  mxr_executor_outputs(ex, &n, &outs);
+  double start = 0;
+  for (int i = 0; i < ITERS + 2; i++) {
+    if (i == 2) start = now_s();
+    if (mxr_executor_forward(ex, false) || mxr_ndarray_wait_to_read(outs[0])) die("run");
+  }
+  double us = (now_s() - start) * 1e6 / ITERS / NUM_OPS;
+  mxr_executor_free(ex);
+  mxr_ndarray_free(x);
+  if (mxr_engine_wait_for_all(eng)) die("wait");
+  return us;
+}
+
+/* GB/s of a device-to-device copy (read + write counted once each). */
+static double d2d_gbps(int reps) {
+  size_t bytes = (size_t)256 << 20;
+  void *a, *b;
+  cuda_ok(cudaMalloc(&a, bytes), "cudaMalloc");
+  cuda_ok(cudaMalloc(&b, bytes), "cudaMalloc");
+  double t[MAX_REPS];
+  for (int r = 0; r < reps + 1; r++) {
+    double t0 = now_s();
+    cuda_ok(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, 0), "cudaMemcpyAsync");
+    cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    if (r) t[r - 1] = now_s() - t0;
+  }
+  cuda_ok(cudaFree(a), "cudaFree");
+  cuda_ok(cudaFree(b), "cudaFree");
+  return 2.0 * (double)bytes / median(t, reps) * 1e-9;
+}
+
+/* TFLOP/s of a direct FP32 sgemm, C = A B^T (what FullyConnected computes). */
+static double sgemm_tflops(int reps) {
+  size_t bytes = (size_t)GEMM * GEMM * sizeof(float);
+  float *a, *w, *c;
+  cuda_ok(cudaMalloc((void **)&a, bytes), "cudaMalloc");
+  cuda_ok(cudaMalloc((void **)&w, bytes), "cudaMalloc");
+  cuda_ok(cudaMalloc((void **)&c, bytes), "cudaMalloc");
+  cuda_ok(cudaMemset(a, 0, bytes), "cudaMemset");
+  cuda_ok(cudaMemset(w, 0, bytes), "cudaMemset");
+  cublasHandle_t h;
+  blas_ok(cublasCreate(&h), "cublasCreate");
+  blas_ok(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+  const float one = 1, zero = 0;
+  double t[MAX_REPS];
+  for (int r = 0; r < reps + 1; r++) {
+    double t0 = now_s();
+    /* Row-major C = A W^T is column-major C^T = W A^T. */
+    blas_ok(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, GEMM, GEMM, GEMM, &one, w, GEMM, a, GEMM, &zero,
+                        c, GEMM),
+            "cublasSgemm");
+    cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    if (r) t[r - 1] = now_s() - t0;
+  }
+  blas_ok(cublasDestroy(h), "cublasDestroy");
+  cuda_ok(cudaFree(a), "cudaFree");
+  cuda_ok(cudaFree(w), "cudaFree");
+  cuda_ok(cudaFree(c), "cudaFree");
+  return 2.0 * GEMM * (double)GEMM * GEMM / median(t, reps) * 1e-12;
+}
+
+/* TFLOP/s of FullyConnected (no bias) of the sgemm's size on gpu(0). */
+static double fc_tflops(mxr_engine *eng, int reps) {
+  char hidden[16];
+  snprintf(hidden, sizeof hidden, "%d", GEMM);
+  const char *k[] = {"num_hidden", "no_bias"}, *v[] = {hidden, "True"};
+  mxr_symbol *data;
+  if (mxr_symbol_variable("data", &data)) die("variable");
+  mxr_symbol *sym = op_symbol("FullyConnected", 2, k, v, data, "fc");
+  int64_t shape[] = {GEMM, GEMM};
+  mxr_ndarray *args[2] = {gpu_array(eng, 2, shape, 0.5f), gpu_array(eng, 2, shape, 0.25f)};
+  struct mxr_exec_opts o = opts_for(eng, 15, 15, true, false);
+  mxr_executor *ex;
+  if (mxr_executor_bind(sym, mxr_gpu(0), 2, args, NULL, NULL, 0, NULL, &o, &ex)) die("bind fc");
+  int n;
+  mxr_ndarray *const *outs;
+  mxr_executor_outputs(ex, &n, &outs);
+  double t[MAX_REPS];
+  for (int r = 0; r < reps + 1; r++) {
+    double t0 = now_s();
+    if (mxr_executor_forward(ex, false) || mxr_ndarray_wait_to_read(outs[0])) die("fc");
+    if (r) t[r - 1] = now_s() - t0;
+  }
+  mxr_executor_free(ex);
+  mxr_ndarray_free(args[0]);
+  mxr_ndarray_free(args[1]);
+  mxr_symbol_free(sym);
+  mxr_symbol_free(data);
+  if (mxr_engine_wait_for_all(eng)) die("wait");
+  return 2.0 * GEMM * (double)GEMM * GEMM / median(t, reps) * 1e-12;
+}
+
+static int verdict(const char *what, double value, double target, bool at_most) {
+  bool ok = at_most ? value <= target : value >= target;
+  printf("%-48s %10.3f   target %s %.2f  %s\n", what, value, at_most ? "<=" : ">=", target,
+         ok ? "ok" : "MISSED");
+  return !ok;
+}
+
+int main(int argc, char **argv) {
+  int reps = 5;
+  bool check = false;
+  static const struct option longopts[] = {{"reps", required_argument, NULL, 'r'},
+                                           {"check", no_argument, NULL, 'c'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+  for (int c; (c = getopt_long(argc, argv, "r:ch", longopts, NULL)) != -1;) {
+    if (c == 'r') reps = atoi(optarg);
+    else if (c == 'c') check = true;
+    else {
+      fprintf(c == 'h' ? stdout : stderr, "usage: gpu_bench [--reps R (1..%d)] [--check]\n", MAX_REPS);
+      return c == 'h' ? 0 : 2;
+    }
+  }
+  if (reps < 1 || reps > MAX_REPS) {
+    fprintf(stderr, "gpu_bench: --reps must be 1..%d\n", MAX_REPS);
+    return 2;
+  }
+  if (mxr_gpu_count() < 1) {
+    printf("gpu_bench: no GPU, nothing measured\n");
+    return 0;
+  }
+  struct cudaDeviceProp prop;
+  cuda_ok(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  mxr_engine *eng;
+  if (mxr_engine_default(&eng)) die("engine");
+  printf("device: %s; engine: %s; seed workload: %d chained flips on (%d,), median of %d runs\n",
+         prop.name, mxr_engine_type_name(mxr_engine_type_of(eng)), NUM_OPS, LEN, reps);
+  static const int configs[6][3] = {{0, 0, 1}, {1, 1, 1}, {15, 15, 0}, {15, 0, 1}, {0, 15, 1}, {15, 15, 1}};
+  mxr_symbol *sym = flip_chain();
+  printf("%-22s %12s\n", "(fwd,bwd,train)", "us/op");
+  for (int c = 0; c < 7; c++) {
+    const int *cfg = configs[c < 6 ? c : 5];
+    double t[MAX_REPS];
+    for (int r = 0; r < reps; r++)
+      t[r] = seed_us_per_op(eng, sym, opts_for(eng, cfg[0], cfg[1], cfg[2], c == 6));
+    printf("(%d,%d,%d)%-14s %12.3f\n", cfg[0], cfg[1], cfg[2], c == 6 ? " + graphs" : "", median(t, reps));
+  }
+  int missed = 0;
+  double seg[MAX_REPS], graph[MAX_REPS];
+  for (int r = 0; r < reps; r++) {
+    seg[r] = segment_us_per_op(eng, sym, false);
+    graph[r] = segment_us_per_op(eng, sym, true);
+  }
+  missed += verdict("us per op, one bulked segment (inference)", median(seg, reps), 3.0, true);
+  missed += verdict("us per op, the same segment as a CUDA graph", median(graph, reps), 1.0, true);
+  mxr_symbol_free(sym);
+  printf("%-48s %10.1f\n", "device-to-device copy, 256 MiB (GB/s)", d2d_gbps(reps));
+  double blas = sgemm_tflops(reps), fc = fc_tflops(eng, reps);
+  printf("%-48s %10.2f\n", "direct cuBLAS sgemm 4096^3, FP32 (TFLOP/s)", blas);
+  printf("%-48s %10.2f\n", "FullyConnected 4096^3 on gpu(0) (TFLOP/s)", fc);
+  missed += verdict("FullyConnected / direct sgemm", fc / blas, 0.9, false);
+  printf("%d of the targets missed\n", missed);
+  mxr_engine_shutdown_default();
+  return check && missed ? 1 : 0;
+}

@@ -1,0 +1,250 @@
+/*
+ * CUDA kernels of SoftmaxOutput, the regression outputs and Dropout
+ * (nn.h).  Each follows its CPU kernel in op/cpu/nn.c element for element:
+ * the same formula in double, the same order of sums within a row, the
+ * same random draws.  Sizes here are those of losses (a row per example),
+ * so the kernels favour plainness: one thread per row or per element.
+ */
+#include "config.h"
+
+#include <climits>
+#include <cstdint>
+#include <type_traits>
+
+#include <cuda_runtime_api.h>
+
+#include "mxref/base.h"
+#include "op/gpu/kernel_util.cuh"
+#include "op/gpu/nn.h"
+#include "op/random_fn.h"
+
+using namespace mxr_kernels;
+
+namespace {
+
+#define GRID_STRIDE(i, n)                                                   \
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n); \
+       i += (int64_t)gridDim.x * blockDim.x)
+
+template <typename T>
+__device__ inline void store(T *out, int64_t i, int req, double v) {
+  if (req == kAdd)
+    out[i] += static_cast<T>(v);
+  else
+    out[i] = static_cast<T>(v);
+}
+
+/* The CPU's label_int: static_cast<int> without undefined behaviour. */
+__device__ inline int label_int(double v) {
+  return v > (double)INT_MIN - 1.0 && v < (double)INT_MAX + 1.0 ? (int)v : INT_MIN;
+}
+
+/* --------------------------------------------------------------- softmax */
+
+template <typename T>
+__global__ void softmax_mid_kernel(int64_t outer, int64_t k, int64_t inner, const T *x, T *y,
+                                   int req) {
+  GRID_STRIDE(r, outer * inner) {
+    const int64_t base = (r / inner) * k * inner + r % inner;
+    double mx = -INFINITY, sum = 0;
+    for (int64_t c = 0; c < k; c++) mx = fmax(mx, static_cast<double>(x[base + c * inner]));
+    for (int64_t c = 0; c < k; c++) sum += exp(static_cast<double>(x[base + c * inner]) - mx);
+    for (int64_t c = 0; c < k; c++) {
+      const int64_t j = base + c * inner;
+      store(y, j, req, exp(static_cast<double>(x[j]) - mx) / sum);
+    }
+  }
+}
+
+/* ------------------------------------------------ SoftmaxOutput gradient */
+
+/* With count_valid the kernel runs as one block: its threads first count
+ * the labels that are not ignored (a block reduction), then share the
+ * elements.  Otherwise any grid works. */
+template <typename T>
+__global__ void smo_grad_kernel(mxr_gpu_smo_grad g, const T *label, const T *y, T *dx, int req) {
+  __shared__ int64_t partial[kThreads];
+  double scale = g.grad_scale;
+  if (g.count_valid) {
+    int64_t mine = 0;
+    for (int64_t j = threadIdx.x; j < g.outer * g.inner; j += blockDim.x)
+      mine += label_int(static_cast<double>(label[j])) != g.ignore_label;
+    partial[threadIdx.x] = mine;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+      if ((int)threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+      __syncthreads();
+    }
+    scale /= static_cast<double>(partial[0] == 0 ? 1 : partial[0]);
+  } else {
+    scale /= static_cast<double>(g.valid);
+    if (g.divide_by_inner) scale /= static_cast<double>(g.inner);
+  }
+  GRID_STRIDE(j, g.outer * g.k * g.inner) {
+    const int64_t i = j % g.inner, x = (j / g.inner) % g.k, o = j / (g.inner * g.k);
+    const int cls = label_int(static_cast<double>(label[o * g.inner + i]));
+    const double yj = static_cast<double>(y[j]);
+    double v = 0;
+    if (!(g.use_ignore && cls == g.ignore_label)) {
+      v = yj - (x == cls ? 1.0 : 0.0);
+      if (g.smooth) v += x == cls ? g.alpha : -g.off;
+    }
+    v *= scale;
+    store(dx, j, req, g.out_grad ? v * yj : v);
+  }
+}
+
+template <typename T>
+__global__ void smo_grad_dense_kernel(int64_t n, double gs, bool out_grad, const T *label,
+                                      const T *y, T *dx, int req) {
+  GRID_STRIDE(j, n) {
+    const double yj = static_cast<double>(y[j]);
+    const double v = (yj - static_cast<double>(label[j])) * gs;
+    store(dx, j, req, out_grad ? v * yj : v);
+  }
+}
+
+template <typename T>
+__global__ void sigmoid_kernel(int64_t n, const T *x, T *y, int req) {
+  GRID_STRIDE(j, n) store(y, j, req, 1.0 / (1.0 + exp(-static_cast<double>(x[j]))));
+}
+
+template <typename T>
+__global__ void regression_grad_kernel(int64_t n, bool mae, double scale, const T *label,
+                                       const T *y, T *dx, int req) {
+  GRID_STRIDE(j, n) {
+    const double d = static_cast<double>(y[j]) - static_cast<double>(label[j]);
+    store(dx, j, req, (mae ? (d > 0 ? 1.0 : -1.0) : d) * scale);
+  }
+}
+
+/* --------------------------------------------------------------- Dropout */
+
+template <typename T>
+__global__ void dropout_mask_kernel(int64_t n, bool active, uint64_t seed, float pkeep,
+                                    float scale, T *mask, int req) {
+  GRID_STRIDE(j, n) {
+    double m = 1.0;
+    if (active) m = mxr__uniformf_at(seed, static_cast<uint64_t>(j)) < pkeep ? (double)scale : 0.0;
+    store(mask, j, req, m);
+  }
+}
+
+/* The mask element of data element i. */
+__device__ inline int64_t mask_index(const mxr_gpu_mask_layout &l, int64_t i) {
+  int64_t j = 0;
+  for (int d = l.ndim - 1; d >= 0; d--) {
+    j += (i % l.dim[d]) * l.mstride[d];
+    i /= l.dim[d];
+  }
+  return j;
+}
+
+template <typename T>
+__global__ void dropout_apply_kernel(mxr_gpu_mask_layout l, int64_t n, const T *x, const T *mask,
+                                     uint64_t seed, float pkeep, float scale, T *out, int req) {
+  GRID_STRIDE(i, n) {
+    const int64_t j = mask_index(l, i);
+    double m;
+    if (mask)
+      m = static_cast<double>(mask[j]);
+    else
+      m = mxr__uniformf_at(seed, static_cast<uint64_t>(j)) < pkeep ? (double)scale : 0.0;
+    store(out, i, req, static_cast<double>(x[i]) * m);
+  }
+}
+
+bool is_float(int dtype) { return dtype == MXR_FLOAT32 || dtype == MXR_FLOAT64; }
+
+/* Launch KERNEL<float> or KERNEL<double> by `dtype` with `grid` blocks;
+ * the arguments' pointers are cast by the caller's lambda. */
+template <typename Launch>
+int by_dtype(const char *what, void *stream, int dtype, int req, Launch launch) {
+  if (!is_float(dtype)) return unsupported(what, dtype, req);
+  if (dtype == MXR_FLOAT32)
+    launch(static_cast<float *>(nullptr));
+  else
+    launch(static_cast<double *>(nullptr));
+  return finish_launch(stream);
+}
+
+}  // namespace
+
+extern "C" int mxr__gpu_softmax_mid(void *stream, int dtype, int64_t outer, int64_t k,
+                                    int64_t inner, const void *x, void *y, int req) {
+  const int64_t rows = outer * inner;
+  if (req == kNull || rows == 0 || k == 0) return 0;
+  return by_dtype("SoftmaxOutput", stream, dtype, req, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    softmax_mid_kernel<T><<<blocks_for(rows), kThreads, 0, as_stream(stream)>>>(
+        outer, k, inner, static_cast<const T *>(x), static_cast<T *>(y), req);
+  });
+}
+
+extern "C" int mxr__gpu_smo_grad(void *stream, int dtype, const mxr_gpu_smo_grad *g,
+                                 const void *label, const void *y, void *dx, int req) {
+  const int64_t n = g->outer * g->k * g->inner;
+  if (req == kNull || n == 0) return 0;
+  const int grid = g->count_valid ? 1 : blocks_for(n);
+  return by_dtype("_backward_SoftmaxOutput", stream, dtype, req, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    smo_grad_kernel<T><<<grid, kThreads, 0, as_stream(stream)>>>(
+        *g, static_cast<const T *>(label), static_cast<const T *>(y), static_cast<T *>(dx), req);
+  });
+}
+
+extern "C" int mxr__gpu_smo_grad_dense(void *stream, int dtype, int64_t n, double grad_scale,
+                                       bool out_grad, const void *label, const void *y, void *dx,
+                                       int req) {
+  if (req == kNull || n == 0) return 0;
+  return by_dtype("_backward_SoftmaxOutput", stream, dtype, req, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    smo_grad_dense_kernel<T><<<blocks_for(n), kThreads, 0, as_stream(stream)>>>(
+        n, grad_scale, out_grad, static_cast<const T *>(label), static_cast<const T *>(y),
+        static_cast<T *>(dx), req);
+  });
+}
+
+extern "C" int mxr__gpu_sigmoid(void *stream, int dtype, int64_t n, const void *x, void *y,
+                                int req) {
+  if (req == kNull || n == 0) return 0;
+  return by_dtype("LogisticRegressionOutput", stream, dtype, req, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    sigmoid_kernel<T><<<blocks_for(n), kThreads, 0, as_stream(stream)>>>(
+        n, static_cast<const T *>(x), static_cast<T *>(y), req);
+  });
+}
+
+extern "C" int mxr__gpu_regression_grad(void *stream, int dtype, int64_t n, bool mae, double scale,
+                                        const void *label, const void *y, void *dx, int req) {
+  if (req == kNull || n == 0) return 0;
+  return by_dtype("regression output gradient", stream, dtype, req, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    regression_grad_kernel<T><<<blocks_for(n), kThreads, 0, as_stream(stream)>>>(
+        n, mae, scale, static_cast<const T *>(label), static_cast<const T *>(y),
+        static_cast<T *>(dx), req);
+  });
+}
+
+extern "C" int mxr__gpu_dropout_mask(void *stream, int dtype, int64_t n_mask, bool active,
+                                     uint64_t seed, float pkeep, float scale, void *mask,
+                                     int req) {
+  if (req == kNull || n_mask == 0) return 0;
+  return by_dtype("Dropout", stream, dtype, req, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    dropout_mask_kernel<T><<<blocks_for(n_mask), kThreads, 0, as_stream(stream)>>>(
+        n_mask, active, seed, pkeep, scale, static_cast<T *>(mask), req);
+  });
+}
+
+extern "C" int mxr__gpu_dropout_apply(void *stream, int dtype, const mxr_gpu_mask_layout *layout,
+                                      int64_t n, const void *x, const void *mask, uint64_t seed,
+                                      float pkeep, float scale, void *out, int req) {
+  if (req == kNull || n == 0) return 0;
+  return by_dtype("Dropout", stream, dtype, req, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    dropout_apply_kernel<T><<<blocks_for(n), kThreads, 0, as_stream(stream)>>>(
+        *layout, n, static_cast<const T *>(x), static_cast<const T *>(mask), seed, pkeep, scale,
+        static_cast<T *>(out), req);
+  });
+}
