@@ -86,8 +86,10 @@ static inline void st(struct mxr_tensor *t, int64_t i, int req, double v) {
 /* A parameter as the kernel's dtype sees it. */
 static double as_dtype(int dtype, double v) { return dtype == MXR_FLOAT64 ? v : (double)(float)v; }
 
+#ifdef MXR_HAVE_CUDA
 /* A device pointer for the launchers (NULL for a missing operand). */
 static const void *data_of(const struct mxr_tensor *t) { return t ? t->data : NULL; }
+#endif
 
 /* o[i] = fn(a[i], b ? b[i] : bk, c ? c[i] : ck) for every element. */
 static int emap(const struct site *site, int fn, const struct mxr_tensor *a,
@@ -95,10 +97,14 @@ static int emap(const struct site *site, int fn, const struct mxr_tensor *a,
                 struct mxr_tensor *o, int req) {
   if (req == MXR_REQ_NULL) return 0;
   int64_t n = mxr_tensor_size(o);
+#ifdef MXR_HAVE_CUDA
   if (site->gpu)
     return mxr__gpu_emap(site->stream, fn, o->dtype, n, a->data,
                          (struct mxr_gpu_operand){data_of(b), bk},
                          (struct mxr_gpu_operand){data_of(c), ck}, o->data, req);
+#else
+  (void)site;
+#endif
   for (int64_t i = 0; i < n; i++)
     st(o, i, req, elemwise_eval(fn, ld(a, i), b ? ld(b, i) : bk, c ? ld(c, i) : ck));
   return 0;
@@ -257,8 +263,12 @@ static int bcast_forward(const struct site *site, int fn, const struct bcast *bc
                          struct mxr_tensor *o, int req) {
   if (req == MXR_REQ_NULL) return 0;
   int64_t n = mxr_tensor_size(o);
+#ifdef MXR_HAVE_CUDA
   if (site->gpu)
     return mxr__gpu_bcast_map(site->stream, fn, o->dtype, bc, n, a->data, b->data, o->data, req);
+#else
+  (void)site;
+#endif
   struct walk w = {.n = bc->nd};
   for (int d = 0; d < bc->nd; d++) w.axis[d] = d;
   for (int64_t i = 0; i < n; i++, walk_step(&w, bc))
@@ -273,9 +283,13 @@ static int bcast_grad_side(const struct site *site, int kind, int side, const st
                            const struct mxr_tensor *g, const struct mxr_tensor *a,
                            const struct mxr_tensor *b, struct mxr_tensor *o, int req) {
   if (req == MXR_REQ_NULL) return 0;
+#ifdef MXR_HAVE_CUDA
   if (site->gpu)
     return mxr__gpu_bcast_grad(site->stream, kind, side, o->dtype, bc, mxr_tensor_size(o), g->data,
                                data_of(a), data_of(b), o->data, req);
+#else
+  (void)site;
+#endif
   struct walk w = {.n = 0};
   int64_t inner = 1;
   for (int d = 0; d < bc->nd; d++)
@@ -561,9 +575,13 @@ static int rrelu_forward(const struct site *site, const struct mxr_op_ctx *ctx,
   bool train = ctx && ctx->is_train;
   uint64_t seed = ctx ? ctx->seed : 0;
   int64_t n = mxr_tensor_size(x);
+#ifdef MXR_HAVE_CUDA
   if (site->gpu)
     return mxr__gpu_rrelu(site->stream, x->dtype, n, x->data, out[0].data, req[0], out[1].data,
                           req[1], train, seed, lo, hi);
+#else
+  (void)site;
+#endif
   for (int64_t i = 0; i < n; i++) {
     double v = ld(x, i), slope = (double)((lo + hi) / 2.0f);
     if (train)
