@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "mxref/mxref.h"
 
 enum { NUM_VARS = 1024, MAX_REPS = 15 };
@@ -29,53 +30,36 @@ static int empty_op(const struct mxr_run_ctx *rctx, void *param) {
   return 0;
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void die(const char *what) {
-  fprintf(stderr, "engine_bench: %s: %s\n", what, mxr_last_error());
-  exit(2);
-}
-
 /* One timed run: ns per op. */
 static double run_once(const struct mxr_engine_opts *opts, long ops, bool chained, int bulk) {
   mxr_engine *eng;
-  if (mxr_engine_create(opts, &eng)) die("create engine");
+  if (mxr_engine_create(opts, &eng)) bench_die("create engine");
   mxr_var *vars[NUM_VARS];
   for (int v = 0; v < NUM_VARS; v++)
-    if (mxr_engine_new_var(eng, &vars[v])) die("new var");
+    if (mxr_engine_new_var(eng, &vars[v])) bench_die("new var");
   /* Warm the pools up so thread start-up is not timed. */
   if (mxr_engine_push_sync(eng, empty_op, NULL, NULL, mxr_cpu(0), NULL, 0, &vars[0], 1, "warm"))
-    die("push");
-  if (mxr_engine_wait_for_all(eng)) die("wait");
+    bench_die("push");
+  if (mxr_engine_wait_for_all(eng)) bench_die("wait");
   mxr_engine_set_bulk_size(eng, bulk);
-  double t0 = now_s();
+  double t0 = bench_now_s();
   for (long k = 0; k < ops; k++) {
     mxr_var *v = chained ? vars[0] : vars[k % NUM_VARS];
     if (mxr_engine_push_sync(eng, empty_op, NULL, NULL, mxr_cpu(0), NULL, 0, &v, 1, "empty"))
-      die("push");
+      bench_die("push");
   }
-  if (mxr_engine_wait_for_all(eng)) die("wait");
-  double t1 = now_s();
+  if (mxr_engine_wait_for_all(eng)) bench_die("wait");
+  double t1 = bench_now_s();
   mxr_engine_set_bulk_size(eng, 0);
-  if (mxr_engine_free(eng)) die("free engine");
+  if (mxr_engine_free(eng)) bench_die("free engine");
   return (t1 - t0) * 1e9 / (double)ops;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
 }
 
 static double median_run(const struct mxr_engine_opts *opts, long ops, bool chained, int bulk,
                          int reps) {
   double t[MAX_REPS];
   for (int r = 0; r < reps; r++) t[r] = run_once(opts, ops, chained, bulk);
-  qsort(t, (size_t)reps, sizeof t[0], cmp_double);
-  return t[reps / 2];
+  return bench_median(t, reps);
 }
 
 struct row {
@@ -112,6 +96,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+  bench_prog = "engine_bench";
   long ops = 1000000;
   int reps = 3;
   bool check = false;
@@ -135,7 +120,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   struct mxr_engine_opts base;
-  if (mxr_engine_opts_from_config(&base)) die("configuration");
+  if (mxr_engine_opts_from_config(&base)) bench_die("configuration");
   printf("engine dispatch cost: %ld empty ops per run, median of %d runs\n", ops, reps);
   printf("%-24s %-20s %10s %10s  %s\n", "engine", "workload", "ns/op", "target", "");
   int missed = 0;

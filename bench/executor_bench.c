@@ -22,59 +22,20 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "mxref/executor.h"
 #include "mxref/mxref.h"
 #include "mxref/symbol.h"
 
 enum { NUM_OPS = 1000, LEN = 10, ITERS = 20, MAX_REPS = 15 };
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void die(const char *what) {
-  fprintf(stderr, "executor_bench: %s: %s\n", what, mxr_last_error());
-  exit(2);
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static mxr_symbol *op_symbol(const char *opname, int n, const char **k, const char **v,
-                             mxr_symbol *input, const char *name) {
-  const mxr_op *op;
-  mxr_op_params *p;
-  mxr_symbol *s;
-  if (mxr_op_find(opname, &op) || mxr_op_params_parse(op, n, k, v, &p) || mxr_symbol_atomic(op, p, &s))
-    die(opname);
-  mxr_op_params_free(p);
-  if (mxr_symbol_compose(s, name, input ? 1 : 0, NULL, input ? &input : NULL)) die("compose");
-  return s;
-}
-
-static mxr_symbol *flip_chain(void) {
-  const char *k[] = {"axis"}, *v[] = {"0"};
-  mxr_symbol *x;
-  if (mxr_symbol_variable("X", &x)) die("variable");
-  for (int i = 0; i < NUM_OPS; i++) {
-    mxr_symbol *f = op_symbol("flip", 1, k, v, x, NULL);
-    mxr_symbol_free(x);
-    x = f;
-  }
-  return x;
-}
-
 static mxr_ndarray *array(mxr_engine *eng, int ndim, const int64_t *shape, float fill) {
   mxr_ndarray *a;
-  if (mxr_ndarray_create(eng, shape, ndim, mxr_cpu(0), MXR_FLOAT32, 0, &a)) die("array");
+  if (mxr_ndarray_create(eng, shape, ndim, mxr_cpu(0), MXR_FLOAT32, 0, &a)) bench_die("array");
   int64_t n = mxr_ndarray_size(a);
   float *buf = malloc((size_t)n * sizeof *buf);
   for (int64_t i = 0; i < n; i++) buf[i] = fill + (float)(i % 7) * 0.01f;
-  if (mxr_ndarray_sync_copy_from_cpu(a, buf, (size_t)n)) die("copy");
+  if (mxr_ndarray_sync_copy_from_cpu(a, buf, (size_t)n)) bench_die("copy");
   free(buf);
   return a;
 }
@@ -84,26 +45,26 @@ static double seed_once(mxr_engine *eng, mxr_symbol *sym, const int cfg[3]) {
   int64_t shape[] = {LEN};
   mxr_ndarray *x = array(eng, 1, shape, 0), *dx = array(eng, 1, shape, 0), *dy = array(eng, 1, shape, 1);
   struct mxr_exec_opts o;
-  if (mxr_exec_opts_from_config(&o)) die("config");
+  if (mxr_exec_opts_from_config(&o)) bench_die("config");
   o.engine = eng;
   o.bulk_train = cfg[2];
   o.max_node_train_fwd = cfg[0];
   o.max_node_train_bwd = cfg[1];
   int req = MXR_GRAD_WRITE;
   mxr_executor *ex;
-  if (mxr_executor_bind(sym, mxr_cpu(0), 1, &x, &dx, &req, 0, NULL, &o, &ex)) die("bind");
+  if (mxr_executor_bind(sym, mxr_cpu(0), 1, &x, &dx, &req, 0, NULL, &o, &ex)) bench_die("bind");
   double start = 0;
   for (int i = 0; i < ITERS + 1; i++) {
-    if (i == 1) start = now_s();
-    if (mxr_executor_forward(ex, true) || mxr_executor_backward(ex, 1, &dy)) die("run");
-    if (mxr_ndarray_wait_to_read(dx)) die("wait");
+    if (i == 1) start = bench_now_s();
+    if (mxr_executor_forward(ex, true) || mxr_executor_backward(ex, 1, &dy)) bench_die("run");
+    if (mxr_ndarray_wait_to_read(dx)) bench_die("wait");
   }
-  double ms = (now_s() - start) * 1e3 / ITERS;
+  double ms = (bench_now_s() - start) * 1e3 / ITERS;
   mxr_executor_free(ex);
   mxr_ndarray_free(x);
   mxr_ndarray_free(dx);
   mxr_ndarray_free(dy);
-  if (mxr_engine_wait_for_all(eng)) die("wait");
+  if (mxr_engine_wait_for_all(eng)) bench_die("wait");
   return ms;
 }
 
@@ -112,23 +73,23 @@ static double segment_once(mxr_engine *eng, mxr_symbol *sym) {
   int64_t shape[] = {LEN};
   mxr_ndarray *x = array(eng, 1, shape, 0);
   struct mxr_exec_opts o;
-  if (mxr_exec_opts_from_config(&o)) die("config");
+  if (mxr_exec_opts_from_config(&o)) bench_die("config");
   o.engine = eng;
   o.bulk_inference = true;
   mxr_executor *ex;
-  if (mxr_executor_bind(sym, mxr_cpu(0), 1, &x, NULL, NULL, 0, NULL, &o, &ex)) die("bind");
+  if (mxr_executor_bind(sym, mxr_cpu(0), 1, &x, NULL, NULL, 0, NULL, &o, &ex)) bench_die("bind");
   int n;
   mxr_ndarray *const *outs;
   mxr_executor_outputs(ex, &n, &outs);
   double start = 0;
   for (int i = 0; i < ITERS + 1; i++) {
-    if (i == 1) start = now_s();
-    if (mxr_executor_forward(ex, false) || mxr_ndarray_wait_to_read(outs[0])) die("run");
+    if (i == 1) start = bench_now_s();
+    if (mxr_executor_forward(ex, false) || mxr_ndarray_wait_to_read(outs[0])) bench_die("run");
   }
-  double ns = (now_s() - start) * 1e9 / ITERS / NUM_OPS;
+  double ns = (bench_now_s() - start) * 1e9 / ITERS / NUM_OPS;
   mxr_executor_free(ex);
   mxr_ndarray_free(x);
-  if (mxr_engine_wait_for_all(eng)) die("wait");
+  if (mxr_engine_wait_for_all(eng)) bench_die("wait");
   return ns;
 }
 
@@ -143,15 +104,15 @@ static void fc_vs_sgemm(mxr_engine *eng, int size, int reps, double *fc, double 
   snprintf(hidden, sizeof hidden, "%d", size);
   const char *k[] = {"num_hidden", "no_bias"}, *v[] = {hidden, "True"};
   mxr_symbol *data;
-  if (mxr_symbol_variable("data", &data)) die("variable");
-  mxr_symbol *sym = op_symbol("FullyConnected", 2, k, v, data, "fc");
+  if (mxr_symbol_variable("data", &data)) bench_die("variable");
+  mxr_symbol *sym = bench_op_symbol("FullyConnected", 2, k, v, data, "fc");
   int64_t shape[] = {size, size};
   mxr_ndarray *args[2] = {array(eng, 2, shape, 0.5f), array(eng, 2, shape, 0.25f)};
   struct mxr_exec_opts o;
-  if (mxr_exec_opts_from_config(&o)) die("config");
+  if (mxr_exec_opts_from_config(&o)) bench_die("config");
   o.engine = eng;
   mxr_executor *ex;
-  if (mxr_executor_bind(sym, mxr_cpu(0), 2, args, NULL, NULL, 0, NULL, &o, &ex)) die("bind fc");
+  if (mxr_executor_bind(sym, mxr_cpu(0), 2, args, NULL, NULL, 0, NULL, &o, &ex)) bench_die("bind fc");
   int n;
   mxr_ndarray *const *outs;
   mxr_executor_outputs(ex, &n, &outs);
@@ -159,31 +120,30 @@ static void fc_vs_sgemm(mxr_engine *eng, int size, int reps, double *fc, double 
   float *a = mxr_ndarray_data(args[0]), *w = mxr_ndarray_data(args[1]);
   float *c = malloc((size_t)size * size * sizeof *c);
   for (int r = 0; r < reps + 1; r++) { /* first round warms up */
-    double t0 = now_s();
-    if (mxr_executor_forward(ex, false) || mxr_ndarray_wait_to_read(outs[0])) die("fc");
-    double t1 = now_s();
+    double t0 = bench_now_s();
+    if (mxr_executor_forward(ex, false) || mxr_ndarray_wait_to_read(outs[0])) bench_die("fc");
+    double t1 = bench_now_s();
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, size, size, size, 1.0f, a, size, w, size,
                 0.0f, c, size);
-    double t2 = now_s();
+    double t2 = bench_now_s();
     if (r) {
       t_fc[r - 1] = t1 - t0;
       t_blas[r - 1] = t2 - t1;
     }
   }
-  qsort(t_fc, (size_t)reps, sizeof(double), cmp_double);
-  qsort(t_blas, (size_t)reps, sizeof(double), cmp_double);
-  *fc = flops / t_fc[reps / 2] * 1e-9;
-  *blas = flops / t_blas[reps / 2] * 1e-9;
+  *fc = flops / bench_median(t_fc, reps) * 1e-9;
+  *blas = flops / bench_median(t_blas, reps) * 1e-9;
   free(c);
   mxr_executor_free(ex);
   mxr_ndarray_free(args[0]);
   mxr_ndarray_free(args[1]);
   mxr_symbol_free(sym);
   mxr_symbol_free(data);
-  if (mxr_engine_wait_for_all(eng)) die("wait");
+  if (mxr_engine_wait_for_all(eng)) bench_die("wait");
 }
 
 int main(int argc, char **argv) {
+  bench_prog = "executor_bench";
   int reps = 5;
   bool check = false;
   static const struct option longopts[] = {{"reps", required_argument, NULL, 'r'},
@@ -203,18 +163,17 @@ int main(int argc, char **argv) {
     return 2;
   }
   mxr_engine *eng;
-  if (mxr_engine_default(&eng)) die("engine");
+  if (mxr_engine_default(&eng)) bench_die("engine");
   printf("engine: %s; seed workload: %d chained flips on (%d,), %d timed iterations, median of %d runs\n",
          mxr_engine_type_name(mxr_engine_type_of(eng)), NUM_OPS, LEN, ITERS, reps);
   static const int configs[6][3] = {{0, 0, 1}, {1, 1, 1}, {15, 15, 0}, {15, 0, 1}, {0, 15, 1}, {15, 15, 1}};
-  mxr_symbol *sym = flip_chain();
+  mxr_symbol *sym = bench_flip_chain(NUM_OPS);
   int missed = 0;
   printf("%-22s %12s %10s\n", "(fwd,bwd,train)", "ms/iter", "target");
   for (int c = 0; c < 6; c++) {
     double t[MAX_REPS];
     for (int r = 0; r < reps; r++) t[r] = seed_once(eng, sym, configs[c]);
-    qsort(t, (size_t)reps, sizeof(double), cmp_double);
-    double ms = t[reps / 2];
+    double ms = bench_median(t, reps);
     bool full = c == 5, none = c <= 2;
     double target = full ? 0.3 : none ? 3.0 : 0;
     char label[32];
@@ -227,8 +186,7 @@ int main(int argc, char **argv) {
   }
   double seg[MAX_REPS];
   for (int r = 0; r < reps; r++) seg[r] = segment_once(eng, sym);
-  qsort(seg, (size_t)reps, sizeof(double), cmp_double);
-  printf("ns per op inside a bulked segment (flip on (10,)): %.1f\n", seg[reps / 2]);
+  printf("ns per op inside a bulked segment (flip on (10,)): %.1f\n", bench_median(seg, reps));
   mxr_symbol_free(sym);
   double fc, blas;
   fc_vs_sgemm(eng, 1024, reps, &fc, &blas);

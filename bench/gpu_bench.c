@@ -25,23 +25,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "mxref/device.h"
 #include "mxref/executor.h"
 #include "mxref/mxref.h"
 #include "mxref/symbol.h"
 
 enum { NUM_OPS = 1000, LEN = 10, ITERS = 20, MAX_REPS = 15, GEMM = 4096 };
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void die(const char *what) {
-  fprintf(stderr, "gpu_bench: %s: %s\n", what, mxr_last_error());
-  exit(2);
-}
 
 static void cuda_ok(cudaError_t e, const char *call) {
   if (e != cudaSuccess) {
@@ -57,54 +47,20 @@ static void blas_ok(cublasStatus_t s, const char *call) {
   }
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof(double), cmp_double);
-  return t[n / 2];
-}
-
-static mxr_symbol *op_symbol(const char *opname, int n, const char **k, const char **v,
-                             mxr_symbol *input, const char *name) {
-  const mxr_op *op;
-  mxr_op_params *p;
-  mxr_symbol *s;
-  if (mxr_op_find(opname, &op) || mxr_op_params_parse(op, n, k, v, &p) || mxr_symbol_atomic(op, p, &s))
-    die(opname);
-  mxr_op_params_free(p);
-  if (mxr_symbol_compose(s, name, input ? 1 : 0, NULL, input ? &input : NULL)) die("compose");
-  return s;
-}
-
-static mxr_symbol *flip_chain(void) {
-  const char *k[] = {"axis"}, *v[] = {"0"};
-  mxr_symbol *x;
-  if (mxr_symbol_variable("X", &x)) die("variable");
-  for (int i = 0; i < NUM_OPS; i++) {
-    mxr_symbol *f = op_symbol("flip", 1, k, v, x, NULL);
-    mxr_symbol_free(x);
-    x = f;
-  }
-  return x;
-}
-
 static mxr_ndarray *gpu_array(mxr_engine *eng, int ndim, const int64_t *shape, float fill) {
   mxr_ndarray *a;
-  if (mxr_ndarray_create(eng, shape, ndim, mxr_gpu(0), MXR_FLOAT32, 0, &a)) die("array");
+  if (mxr_ndarray_create(eng, shape, ndim, mxr_gpu(0), MXR_FLOAT32, 0, &a)) bench_die("array");
   int64_t n = mxr_ndarray_size(a);
   float *buf = malloc((size_t)n * sizeof *buf);
   for (int64_t i = 0; i < n; i++) buf[i] = fill + (float)(i % 7) * 0.01f;
-  if (mxr_ndarray_sync_copy_from_cpu(a, buf, (size_t)n)) die("copy");
+  if (mxr_ndarray_sync_copy_from_cpu(a, buf, (size_t)n)) bench_die("copy");
   free(buf);
   return a;
 }
 
 static struct mxr_exec_opts opts_for(mxr_engine *eng, int fwd, int bwd, bool train, bool graphs) {
   struct mxr_exec_opts o;
-  if (mxr_exec_opts_from_config(&o)) die("config");
+  if (mxr_exec_opts_from_config(&o)) bench_die("config");
   o.engine = eng;
   o.max_node_train_fwd = fwd;
   o.max_node_train_bwd = bwd;
@@ -121,19 +77,19 @@ static double seed_us_per_op(mxr_engine *eng, mxr_symbol *sym, struct mxr_exec_o
               *dy = gpu_array(eng, 1, shape, 1);
   int req = MXR_GRAD_WRITE;
   mxr_executor *ex;
-  if (mxr_executor_bind(sym, mxr_gpu(0), 1, &x, &dx, &req, 0, NULL, &o, &ex)) die("bind");
+  if (mxr_executor_bind(sym, mxr_gpu(0), 1, &x, &dx, &req, 0, NULL, &o, &ex)) bench_die("bind");
   double start = 0;
   for (int i = 0; i < ITERS + 2; i++) { /* two warm-ups: a graph is captured on the second */
-    if (i == 2) start = now_s();
-    if (mxr_executor_forward(ex, true) || mxr_executor_backward(ex, 1, &dy)) die("run");
-    if (mxr_ndarray_wait_to_read(dx)) die("wait");
+    if (i == 2) start = bench_now_s();
+    if (mxr_executor_forward(ex, true) || mxr_executor_backward(ex, 1, &dy)) bench_die("run");
+    if (mxr_ndarray_wait_to_read(dx)) bench_die("wait");
   }
-  double us = (now_s() - start) * 1e6 / ITERS / (2 * NUM_OPS + 1);
+  double us = (bench_now_s() - start) * 1e6 / ITERS / (2 * NUM_OPS + 1);
   mxr_executor_free(ex);
   mxr_ndarray_free(x);
   mxr_ndarray_free(dx);
   mxr_ndarray_free(dy);
-  if (mxr_engine_wait_for_all(eng)) die("wait");
+  if (mxr_engine_wait_for_all(eng)) bench_die("wait");
   return us;
 }
 
@@ -143,19 +99,19 @@ static double segment_us_per_op(mxr_engine *eng, mxr_symbol *sym, bool graphs) {
   mxr_ndarray *x = gpu_array(eng, 1, shape, 0);
   struct mxr_exec_opts o = opts_for(eng, 15, 15, true, graphs);
   mxr_executor *ex;
-  if (mxr_executor_bind(sym, mxr_gpu(0), 1, &x, NULL, NULL, 0, NULL, &o, &ex)) die("bind");
+  if (mxr_executor_bind(sym, mxr_gpu(0), 1, &x, NULL, NULL, 0, NULL, &o, &ex)) bench_die("bind");
   int n;
   mxr_ndarray *const *outs;
   mxr_executor_outputs(ex, &n, &outs);
   double start = 0;
   for (int i = 0; i < ITERS + 2; i++) {
-    if (i == 2) start = now_s();
-    if (mxr_executor_forward(ex, false) || mxr_ndarray_wait_to_read(outs[0])) die("run");
+    if (i == 2) start = bench_now_s();
+    if (mxr_executor_forward(ex, false) || mxr_ndarray_wait_to_read(outs[0])) bench_die("run");
   }
-  double us = (now_s() - start) * 1e6 / ITERS / NUM_OPS;
+  double us = (bench_now_s() - start) * 1e6 / ITERS / NUM_OPS;
   mxr_executor_free(ex);
   mxr_ndarray_free(x);
-  if (mxr_engine_wait_for_all(eng)) die("wait");
+  if (mxr_engine_wait_for_all(eng)) bench_die("wait");
   return us;
 }
 
@@ -167,14 +123,14 @@ static double d2d_gbps(int reps) {
   cuda_ok(cudaMalloc(&b, bytes), "cudaMalloc");
   double t[MAX_REPS];
   for (int r = 0; r < reps + 1; r++) {
-    double t0 = now_s();
+    double t0 = bench_now_s();
     cuda_ok(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, 0), "cudaMemcpyAsync");
     cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    if (r) t[r - 1] = now_s() - t0;
+    if (r) t[r - 1] = bench_now_s() - t0;
   }
   cuda_ok(cudaFree(a), "cudaFree");
   cuda_ok(cudaFree(b), "cudaFree");
-  return 2.0 * (double)bytes / median(t, reps) * 1e-9;
+  return 2.0 * (double)bytes / bench_median(t, reps) * 1e-9;
 }
 
 /* TFLOP/s of a direct FP32 sgemm, C = A B^T (what FullyConnected computes). */
@@ -192,19 +148,19 @@ static double sgemm_tflops(int reps) {
   const float one = 1, zero = 0;
   double t[MAX_REPS];
   for (int r = 0; r < reps + 1; r++) {
-    double t0 = now_s();
+    double t0 = bench_now_s();
     /* Row-major C = A W^T is column-major C^T = W A^T. */
     blas_ok(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, GEMM, GEMM, GEMM, &one, w, GEMM, a, GEMM, &zero,
                         c, GEMM),
             "cublasSgemm");
     cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    if (r) t[r - 1] = now_s() - t0;
+    if (r) t[r - 1] = bench_now_s() - t0;
   }
   blas_ok(cublasDestroy(h), "cublasDestroy");
   cuda_ok(cudaFree(a), "cudaFree");
   cuda_ok(cudaFree(w), "cudaFree");
   cuda_ok(cudaFree(c), "cudaFree");
-  return 2.0 * GEMM * (double)GEMM * GEMM / median(t, reps) * 1e-12;
+  return 2.0 * GEMM * (double)GEMM * GEMM / bench_median(t, reps) * 1e-12;
 }
 
 /* TFLOP/s of FullyConnected (no bias) of the sgemm's size on gpu(0). */
@@ -213,29 +169,29 @@ static double fc_tflops(mxr_engine *eng, int reps) {
   snprintf(hidden, sizeof hidden, "%d", GEMM);
   const char *k[] = {"num_hidden", "no_bias"}, *v[] = {hidden, "True"};
   mxr_symbol *data;
-  if (mxr_symbol_variable("data", &data)) die("variable");
-  mxr_symbol *sym = op_symbol("FullyConnected", 2, k, v, data, "fc");
+  if (mxr_symbol_variable("data", &data)) bench_die("variable");
+  mxr_symbol *sym = bench_op_symbol("FullyConnected", 2, k, v, data, "fc");
   int64_t shape[] = {GEMM, GEMM};
   mxr_ndarray *args[2] = {gpu_array(eng, 2, shape, 0.5f), gpu_array(eng, 2, shape, 0.25f)};
   struct mxr_exec_opts o = opts_for(eng, 15, 15, true, false);
   mxr_executor *ex;
-  if (mxr_executor_bind(sym, mxr_gpu(0), 2, args, NULL, NULL, 0, NULL, &o, &ex)) die("bind fc");
+  if (mxr_executor_bind(sym, mxr_gpu(0), 2, args, NULL, NULL, 0, NULL, &o, &ex)) bench_die("bind fc");
   int n;
   mxr_ndarray *const *outs;
   mxr_executor_outputs(ex, &n, &outs);
   double t[MAX_REPS];
   for (int r = 0; r < reps + 1; r++) {
-    double t0 = now_s();
-    if (mxr_executor_forward(ex, false) || mxr_ndarray_wait_to_read(outs[0])) die("fc");
-    if (r) t[r - 1] = now_s() - t0;
+    double t0 = bench_now_s();
+    if (mxr_executor_forward(ex, false) || mxr_ndarray_wait_to_read(outs[0])) bench_die("fc");
+    if (r) t[r - 1] = bench_now_s() - t0;
   }
   mxr_executor_free(ex);
   mxr_ndarray_free(args[0]);
   mxr_ndarray_free(args[1]);
   mxr_symbol_free(sym);
   mxr_symbol_free(data);
-  if (mxr_engine_wait_for_all(eng)) die("wait");
-  return 2.0 * GEMM * (double)GEMM * GEMM / median(t, reps) * 1e-12;
+  if (mxr_engine_wait_for_all(eng)) bench_die("wait");
+  return 2.0 * GEMM * (double)GEMM * GEMM / bench_median(t, reps) * 1e-12;
 }
 
 static int verdict(const char *what, double value, double target, bool at_most) {
@@ -246,6 +202,7 @@ static int verdict(const char *what, double value, double target, bool at_most) 
 }
 
 int main(int argc, char **argv) {
+  bench_prog = "gpu_bench";
   int reps = 5;
   bool check = false;
   static const struct option longopts[] = {{"reps", required_argument, NULL, 'r'},
@@ -271,18 +228,19 @@ int main(int argc, char **argv) {
   struct cudaDeviceProp prop;
   cuda_ok(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
   mxr_engine *eng;
-  if (mxr_engine_default(&eng)) die("engine");
+  if (mxr_engine_default(&eng)) bench_die("engine");
   printf("device: %s; engine: %s; seed workload: %d chained flips on (%d,), median of %d runs\n",
          prop.name, mxr_engine_type_name(mxr_engine_type_of(eng)), NUM_OPS, LEN, reps);
   static const int configs[6][3] = {{0, 0, 1}, {1, 1, 1}, {15, 15, 0}, {15, 0, 1}, {0, 15, 1}, {15, 15, 1}};
-  mxr_symbol *sym = flip_chain();
+  mxr_symbol *sym = bench_flip_chain(NUM_OPS);
   printf("%-22s %12s\n", "(fwd,bwd,train)", "us/op");
   for (int c = 0; c < 7; c++) {
     const int *cfg = configs[c < 6 ? c : 5];
     double t[MAX_REPS];
     for (int r = 0; r < reps; r++)
       t[r] = seed_us_per_op(eng, sym, opts_for(eng, cfg[0], cfg[1], cfg[2], c == 6));
-    printf("(%d,%d,%d)%-14s %12.3f\n", cfg[0], cfg[1], cfg[2], c == 6 ? " + graphs" : "", median(t, reps));
+    printf("(%d,%d,%d)%-14s %12.3f\n", cfg[0], cfg[1], cfg[2], c == 6 ? " + graphs" : "",
+           bench_median(t, reps));
   }
   int missed = 0;
   double seg[MAX_REPS], graph[MAX_REPS];
@@ -290,8 +248,8 @@ int main(int argc, char **argv) {
     seg[r] = segment_us_per_op(eng, sym, false);
     graph[r] = segment_us_per_op(eng, sym, true);
   }
-  missed += verdict("us per op, one bulked segment (inference)", median(seg, reps), 3.0, true);
-  missed += verdict("us per op, the same segment as a CUDA graph", median(graph, reps), 1.0, true);
+  missed += verdict("us per op, one bulked segment (inference)", bench_median(seg, reps), 3.0, true);
+  missed += verdict("us per op, the same segment as a CUDA graph", bench_median(graph, reps), 1.0, true);
   mxr_symbol_free(sym);
   printf("%-48s %10.1f\n", "device-to-device copy, 256 MiB (GB/s)", d2d_gbps(reps));
   double blas = sgemm_tflops(reps), fc = fc_tflops(eng, reps);

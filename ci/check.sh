@@ -7,6 +7,11 @@
 #   main        ci/install-deps.sh, ./bootstrap, configure --enable-werror
 #               $CONFIGURE_FLAGS in DIR (default _build-ci), make -j$MAKE_JOBS,
 #               make -j$CHECK_JOBS check
+#   nocuda      DIR-nocuda: configure --without-cuda, build everything, make
+#               check-ops (the op tests; the registry test checks that no op
+#               claims a GPU kernel): the CPU-only build that CI's CUDA build
+#               cannot stand for (code under #ifdef MXR_HAVE_CUDA is not
+#               compiled out there)
 #   mxnet       make check-mxnet in DIR: the C API conformance program on MXNet
 #               1.9.1's libmxnet.so, fetched from PyPI with pip; recorded as
 #               skipped (not failed) when the wheel cannot be had here
@@ -230,6 +235,8 @@ log "bootstrap"
 main_rc=0
 run_stage main "$build_dir" check || main_rc=$?
 [ "$main_rc" -eq 0 ] || status=1
+
+run_stage nocuda "$build_dir-nocuda" check-ops --without-cuda || status=1
 
 if [ "$do_mxnet" -eq 1 ]; then
     if [ "$main_rc" -eq 2 ]; then

@@ -128,25 +128,23 @@ START_TEST(test_no_pin_no_record) {
 }
 END_TEST
 
-START_TEST(test_bad_pin_is_a_usage_error) {
+/* The probe exits 2 with status "usage" and an error naming `named`. */
+static void expect_usage_error(const char *param, const char *other, const char *named) {
   json_t *r;
-  ck_assert_int_eq(run_probe("pin=everywhere", NULL, &r), 2);
+  ck_assert_int_eq(run_probe(param, other, &r), 2);
   ck_assert_ptr_nonnull(r);
   ck_assert_str_eq(str(r, "status"), "usage");
-  ck_assert_msg(strstr(str(r, "error"), "pin=everywhere"), "error does not name the value: %s",
-                str(r, "error"));
+  ck_assert_msg(strstr(str(r, "error"), named), "error does not name %s: %s", named, str(r, "error"));
   json_decref(r);
+}
+
+START_TEST(test_bad_pin_is_a_usage_error) {
+  expect_usage_error("pin=everywhere", NULL, "pin=everywhere");
 }
 END_TEST
 
 START_TEST(test_bad_device_is_a_usage_error) {
-  json_t *r;
-  ck_assert_int_eq(run_probe("device=tpu", "pin=split", &r), 2);
-  ck_assert_ptr_nonnull(r);
-  ck_assert_str_eq(str(r, "status"), "usage");
-  ck_assert_msg(strstr(str(r, "error"), "device=tpu"), "error does not name the value: %s",
-                str(r, "error"));
-  json_decref(r);
+  expect_usage_error("device=tpu", "pin=split", "device=tpu");
 }
 END_TEST
 

@@ -417,14 +417,14 @@ KERNEL(smo_forward) {
  * layout, and the normaliser `valid` (counted from the labels on the CPU;
  * on a GPU by the kernel itself, count_valid). */
 static int smo_grad_setup(const struct smo_params *p, const struct mxr_tensor *label,
-                          const struct mxr_tensor *y, struct mxr_gpu_smo_grad *g) {
+                          const struct mxr_tensor *y, struct mxr_smo_grad_plan *g) {
   struct smo_layout l = smo_layout(p, &y->shape);
   const int64_t nlabel = l.outer * l.inner;
   if (mxr_tensor_size(label) != nlabel)
     return mxr_set_error(MXR_EINVAL, "_backward_SoftmaxOutput: label has %lld elements, expected %lld",
                          (long long)mxr_tensor_size(label), (long long)nlabel);
   const double alpha = (float)p->smooth_alpha;
-  *g = (struct mxr_gpu_smo_grad){
+  *g = (struct mxr_smo_grad_plan){
       .outer = l.outer, .k = l.k, .inner = l.inner, .grad_scale = (float)p->grad_scale,
       .ignore_label = label_int(p->ignore_label), .use_ignore = p->use_ignore,
       .out_grad = p->out_grad, .count_valid = p->normalization == NORM_VALID,
@@ -450,7 +450,7 @@ KERNEL(smo_backward) {
     }
     return 0;
   }
-  struct mxr_gpu_smo_grad g = {.valid = 1};
+  struct mxr_smo_grad_plan g = {.valid = 1};
   int st = smo_grad_setup(p, label, y, &g);
   if (st) return st;
   int64_t valid = g.valid;
@@ -506,7 +506,7 @@ KERNEL(smo_backward_gpu) {
     return mxr__gpu_smo_grad_dense(mxr__op_stream(ctx), y->dtype, mxr_tensor_size(y),
                                    (float)p->grad_scale, p->out_grad, label->data, y->data,
                                    out[0].data, req[0]);
-  struct mxr_gpu_smo_grad g = {.valid = 1};
+  struct mxr_smo_grad_plan g = {.valid = 1};
   st = smo_grad_setup(p, label, y, &g);
   return st ? st
             : mxr__gpu_smo_grad(mxr__op_stream(ctx), y->dtype, &g, label->data, y->data,

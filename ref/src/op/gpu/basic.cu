@@ -39,8 +39,7 @@ __device__ int64_t source_index(const Dims &d, int64_t o) {
 
 template <typename T>
 __global__ void reverse_kernel(const T *in, T *out, int64_t n, Dims d, bool add) {
-  for (int64_t o = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; o < n;
-       o += (int64_t)gridDim.x * blockDim.x) {
+  for (int64_t o = first_index(); o < n; o += index_step()) {
     T v = in[source_index(d, o)];
     if (add)
       out[o] += v;
@@ -59,15 +58,13 @@ void launch_reverse(void *stream, const void *in, void *out, int64_t n, const Di
 
 template <typename T>
 __global__ void add_kernel(const T *in, T *out, int64_t n) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x)
+  for (int64_t i = first_index(); i < n; i += index_step())
     out[i] += in[i];
 }
 
 template <typename T>
 __global__ void fill_kernel(T *out, int64_t n, T value, bool add) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
+  for (int64_t i = first_index(); i < n; i += index_step()) {
     if (add)
       out[i] += value;
     else
@@ -94,8 +91,7 @@ struct Inputs {
 
 template <typename T>
 __global__ void add_n_kernel(Inputs<T> in, T *out, int64_t n, bool add) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
+  for (int64_t i = first_index(); i < n; i += index_step()) {
     T acc = 0;
     for (int k = 0; k < in.n; k++) acc += in.p[k][i];
     if (add)

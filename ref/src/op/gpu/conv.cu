@@ -671,8 +671,7 @@ __global__ void pool_forward_kernel(PoolArgs a, const T *x, T *y, bool add) {
   const struct mxr__gpu_pool &g = a.g;
   const bool is_max = g.type == MXR__GPU_POOL_MAX;
   const int64_t total = g.n * g.c * a.osz;
-  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < total;
-       t += (int64_t)gridDim.x * blockDim.x) {
+  for (int64_t t = first_index(); t < total; t += index_step()) {
     const int64_t oj = t % a.osz, plane = t / a.osz, c = plane % g.c, n = plane / g.c;
     int64_t o[3];
     split3(oj, g.out, o);
@@ -731,8 +730,7 @@ __global__ void pool_backward_gather(PoolArgs a, const T *dy, const T *x, const 
   const struct mxr__gpu_pool &g = a.g;
   const bool is_max = g.type == MXR__GPU_POOL_MAX;
   const int64_t total = g.n * g.c * a.isz;
-  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < total;
-       t += (int64_t)gridDim.x * blockDim.x) {
+  for (int64_t t = first_index(); t < total; t += index_step()) {
     const int64_t ij = t % a.isz, plane = t / a.isz, c = plane % g.c, n = plane / g.c;
     int64_t i[3], olo[3], ohi[3], o[3];
     split3(ij, g.in, i);
@@ -771,8 +769,7 @@ template <typename T>
 __global__ void pool_max_backward_scatter(PoolArgs a, const T *dy, const T *x, const T *y, T *dx) {
   const struct mxr__gpu_pool &g = a.g;
   const int64_t total = g.n * g.c * a.osz;
-  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < total;
-       t += (int64_t)gridDim.x * blockDim.x) {
+  for (int64_t t = first_index(); t < total; t += index_step()) {
     const int64_t oj = t % a.osz, plane = t / a.osz, c = plane % g.c, n = plane / g.c;
     int64_t o[3], pos[3];
     split3(oj, g.out, o);

@@ -19,18 +19,6 @@ using namespace mxr_kernels;
 
 namespace {
 
-#define GRID_STRIDE(i, n)                                                         \
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);       \
-       i += (int64_t)gridDim.x * blockDim.x)
-
-template <typename T>
-__device__ inline void store(T *out, int64_t i, int req, double v) {
-  if (req == kAdd)
-    out[i] += static_cast<T>(v);
-  else
-    out[i] = static_cast<T>(v);
-}
-
 template <typename T>
 __device__ inline double operand(const mxr_gpu_operand &o, int64_t i) {
   return o.data ? static_cast<double>(static_cast<const T *>(o.data)[i]) : o.value;
@@ -41,9 +29,9 @@ __device__ inline double operand(const mxr_gpu_operand &o, int64_t i) {
 template <typename T>
 __global__ void emap_kernel(int fn, int64_t n, const T *a, mxr_gpu_operand b, mxr_gpu_operand c,
                             T *out, int req) {
-  GRID_STRIDE(i, n) {
+  for (int64_t i = first_index(); i < n; i += index_step()) {
     double v = elemwise_eval(fn, static_cast<double>(a[i]), operand<T>(b, i), operand<T>(c, i));
-    store(out, i, req, v);
+    store_req(out, i, req, v);
   }
 }
 
@@ -66,10 +54,10 @@ __device__ inline void offsets_of(const bcast &bc, int64_t o, int64_t *off1, int
 template <typename T>
 __global__ void bcast_map_kernel(int fn, bcast bc, int64_t n, const T *a, const T *b, T *out,
                                  int req) {
-  GRID_STRIDE(i, n) {
+  for (int64_t i = first_index(); i < n; i += index_step()) {
     int64_t ia, ib;
     offsets_of(bc, i, &ia, &ib);
-    store(out, i, req, elemwise_eval(fn, static_cast<double>(a[ia]), static_cast<double>(b[ib]), 0));
+    store_req(out, i, req, elemwise_eval(fn, static_cast<double>(a[ia]), static_cast<double>(b[ib]), 0));
   }
 }
 
@@ -105,7 +93,7 @@ __device__ inline void advance(const bcast &bc, int d, int64_t i, int64_t off[3]
 template <typename T>
 __global__ void bcast_grad_kernel(int kind, int side, bcast bc, GradAxes ax, int64_t n, const T *g,
                                   const T *a, const T *b, T *out, int req) {
-  GRID_STRIDE(e, n) {
+  for (int64_t e = first_index(); e < n; e += index_step()) {
     int64_t base[3] = {0, 0, 0}, rest = e;
     for (int j = ax.nkept - 1; j >= 0; j--) {
       int d = ax.kept[j];
@@ -124,7 +112,7 @@ __global__ void bcast_grad_kernel(int kind, int side, bcast bc, GradAxes ax, int
       double bv = b ? static_cast<double>(b[off[2]]) : 0.0;
       acc += bcast_grad_term(kind, side, static_cast<double>(g[off[0]]), av, bv);
     }
-    store(out, e, req, acc);
+    store_req(out, e, req, acc);
   }
 }
 
@@ -133,19 +121,17 @@ __global__ void bcast_grad_kernel(int kind, int side, bcast bc, GradAxes ax, int
 template <typename T>
 __global__ void rrelu_kernel(int64_t n, const T *x, T *out, int req_out, T *mask, int req_mask,
                              bool train, uint64_t seed, float lo, float hi) {
-  GRID_STRIDE(i, n) {
+  for (int64_t i = first_index(); i < n; i += index_step()) {
     double v = static_cast<double>(x[i]);
     double slope = static_cast<double>((lo + hi) / 2.0f);
     if (train)
       slope = static_cast<double>(static_cast<T>(
           mxr__uniform_at(seed, static_cast<uint64_t>(i)) * static_cast<double>(hi - lo) +
           static_cast<double>(lo)));
-    if (req_mask != kNull) store(mask, i, req_mask, slope);
-    if (req_out != kNull) store(out, i, req_out, elemwise_eval(F_XELU, v, slope, 0));
+    if (req_mask != kNull) store_req(mask, i, req_mask, slope);
+    if (req_out != kNull) store_req(out, i, req_out, elemwise_eval(F_XELU, v, slope, 0));
   }
 }
-
-bool float_dtype(int dtype) { return dtype == MXR_FLOAT32 || dtype == MXR_FLOAT64; }
 
 }  // namespace
 
@@ -201,7 +187,7 @@ extern "C" int mxr__gpu_rrelu(void *stream, int dtype, int64_t n, const void *x,
                               int req_out, void *mask, int req_mask, bool train, uint64_t seed,
                               float lo, float hi) {
   if (n == 0 || (req_out == kNull && req_mask == kNull)) return 0;
-  if (!float_dtype(dtype)) return unsupported("LeakyReLU (rrelu)", dtype, req_out);
+  if (!is_float_dtype(dtype)) return unsupported("LeakyReLU (rrelu)", dtype, req_out);
   if (dtype == MXR_FLOAT32)
     rrelu_kernel<float><<<blocks_for(n), kThreads, 0, as_stream(stream)>>>(
         n, static_cast<const float *>(x), static_cast<float *>(out), req_out,

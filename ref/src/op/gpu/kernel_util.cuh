@@ -1,7 +1,8 @@
 /*
- * Internal: what the CUDA launchers of ref/src/op/gpu/*.cu share: launch
- * geometry, request codes, and the end of a launch (check it; on the legacy
- * default stream, wait).  Include only from .cu files, after config.h.
+ * Internal: what the CUDA launchers of ref/src/op/gpu/ share: launch
+ * geometry and grid-stride loops, request codes and stores, dtype checks,
+ * and the end of a launch (check it; on the legacy default stream, wait).
+ * Include only from .cu files, after config.h.
  */
 #ifndef MXR_OP_GPU_KERNEL_UTIL_CUH
 #define MXR_OP_GPU_KERNEL_UTIL_CUH
@@ -28,6 +29,23 @@ inline int blocks_for(int64_t n) {
 }
 
 inline cudaStream_t as_stream(void *s) { return static_cast<cudaStream_t>(s); }
+
+/* Grid-stride loops, for grids of blocks_for(n):
+ *   for (int64_t i = first_index(); i < n; i += index_step()) */
+__device__ inline int64_t first_index() { return blockIdx.x * (int64_t)blockDim.x + threadIdx.x; }
+__device__ inline int64_t index_step() { return (int64_t)gridDim.x * blockDim.x; }
+
+/* out[i] = v (write, in place) or out[i] += v (add), v computed in double
+ * and rounded once to T.  Callers skip null requests. */
+template <typename T>
+__device__ inline void store_req(T *out, int64_t i, int req, double v) {
+  if (req == kAdd)
+    out[i] += static_cast<T>(v);
+  else
+    out[i] = static_cast<T>(v);
+}
+
+inline bool is_float_dtype(int dtype) { return dtype == MXR_FLOAT32 || dtype == MXR_FLOAT64; }
 
 /* Check the launch; on the legacy default stream (no worker stream), also
  * wait, so the caller gets a finished result. */

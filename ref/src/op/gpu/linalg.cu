@@ -63,16 +63,14 @@ int handle_stream(cublasHandle_t h, void **stream) {
 
 template <typename T>
 __global__ void add_row_kernel(T *out, const T *row, int64_t m, int64_t n) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < m * n;
-       i += (int64_t)gridDim.x * blockDim.x)
+  for (int64_t i = first_index(); i < m * n; i += index_step())
     out[i] += row[i % n];
 }
 
 /* One thread per column; the sum is kept in double. */
 template <typename T>
 __global__ void column_sums_kernel(const T *in, T *out, int64_t m, int64_t n, bool add) {
-  for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < n;
-       j += (int64_t)gridDim.x * blockDim.x) {
+  for (int64_t j = first_index(); j < n; j += index_step()) {
     double s = 0;
     for (int64_t i = 0; i < m; i++) s += static_cast<double>(in[i * n + j]);
     out[j] = add ? static_cast<T>(out[j] + s) : static_cast<T>(s);

@@ -22,18 +22,6 @@ using namespace mxr_kernels;
 
 namespace {
 
-#define GRID_STRIDE(i, n)                                                   \
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n); \
-       i += (int64_t)gridDim.x * blockDim.x)
-
-template <typename T>
-__device__ inline void store(T *out, int64_t i, int req, double v) {
-  if (req == kAdd)
-    out[i] += static_cast<T>(v);
-  else
-    out[i] = static_cast<T>(v);
-}
-
 /* The CPU's label_int: static_cast<int> without undefined behaviour. */
 __device__ inline int label_int(double v) {
   return v > (double)INT_MIN - 1.0 && v < (double)INT_MAX + 1.0 ? (int)v : INT_MIN;
@@ -44,14 +32,14 @@ __device__ inline int label_int(double v) {
 template <typename T>
 __global__ void softmax_mid_kernel(int64_t outer, int64_t k, int64_t inner, const T *x, T *y,
                                    int req) {
-  GRID_STRIDE(r, outer * inner) {
+  for (int64_t r = first_index(); r < outer * inner; r += index_step()) {
     const int64_t base = (r / inner) * k * inner + r % inner;
     double mx = -INFINITY, sum = 0;
     for (int64_t c = 0; c < k; c++) mx = fmax(mx, static_cast<double>(x[base + c * inner]));
     for (int64_t c = 0; c < k; c++) sum += exp(static_cast<double>(x[base + c * inner]) - mx);
     for (int64_t c = 0; c < k; c++) {
       const int64_t j = base + c * inner;
-      store(y, j, req, exp(static_cast<double>(x[j]) - mx) / sum);
+      store_req(y, j, req, exp(static_cast<double>(x[j]) - mx) / sum);
     }
   }
 }
@@ -62,7 +50,7 @@ __global__ void softmax_mid_kernel(int64_t outer, int64_t k, int64_t inner, cons
  * the labels that are not ignored (a block reduction), then share the
  * elements.  Otherwise any grid works. */
 template <typename T>
-__global__ void smo_grad_kernel(mxr_gpu_smo_grad g, const T *label, const T *y, T *dx, int req) {
+__global__ void smo_grad_kernel(mxr_smo_grad_plan g, const T *label, const T *y, T *dx, int req) {
   __shared__ int64_t partial[kThreads];
   double scale = g.grad_scale;
   if (g.count_valid) {
@@ -80,7 +68,7 @@ __global__ void smo_grad_kernel(mxr_gpu_smo_grad g, const T *label, const T *y, 
     scale /= static_cast<double>(g.valid);
     if (g.divide_by_inner) scale /= static_cast<double>(g.inner);
   }
-  GRID_STRIDE(j, g.outer * g.k * g.inner) {
+  for (int64_t j = first_index(); j < g.outer * g.k * g.inner; j += index_step()) {
     const int64_t i = j % g.inner, x = (j / g.inner) % g.k, o = j / (g.inner * g.k);
     const int cls = label_int(static_cast<double>(label[o * g.inner + i]));
     const double yj = static_cast<double>(y[j]);
@@ -90,31 +78,32 @@ __global__ void smo_grad_kernel(mxr_gpu_smo_grad g, const T *label, const T *y, 
       if (g.smooth) v += x == cls ? g.alpha : -g.off;
     }
     v *= scale;
-    store(dx, j, req, g.out_grad ? v * yj : v);
+    store_req(dx, j, req, g.out_grad ? v * yj : v);
   }
 }
 
 template <typename T>
 __global__ void smo_grad_dense_kernel(int64_t n, double gs, bool out_grad, const T *label,
                                       const T *y, T *dx, int req) {
-  GRID_STRIDE(j, n) {
+  for (int64_t j = first_index(); j < n; j += index_step()) {
     const double yj = static_cast<double>(y[j]);
     const double v = (yj - static_cast<double>(label[j])) * gs;
-    store(dx, j, req, out_grad ? v * yj : v);
+    store_req(dx, j, req, out_grad ? v * yj : v);
   }
 }
 
 template <typename T>
 __global__ void sigmoid_kernel(int64_t n, const T *x, T *y, int req) {
-  GRID_STRIDE(j, n) store(y, j, req, 1.0 / (1.0 + exp(-static_cast<double>(x[j]))));
+  for (int64_t j = first_index(); j < n; j += index_step())
+    store_req(y, j, req, 1.0 / (1.0 + exp(-static_cast<double>(x[j]))));
 }
 
 template <typename T>
 __global__ void regression_grad_kernel(int64_t n, bool mae, double scale, const T *label,
                                        const T *y, T *dx, int req) {
-  GRID_STRIDE(j, n) {
+  for (int64_t j = first_index(); j < n; j += index_step()) {
     const double d = static_cast<double>(y[j]) - static_cast<double>(label[j]);
-    store(dx, j, req, (mae ? (d > 0 ? 1.0 : -1.0) : d) * scale);
+    store_req(dx, j, req, (mae ? (d > 0 ? 1.0 : -1.0) : d) * scale);
   }
 }
 
@@ -123,10 +112,10 @@ __global__ void regression_grad_kernel(int64_t n, bool mae, double scale, const 
 template <typename T>
 __global__ void dropout_mask_kernel(int64_t n, bool active, uint64_t seed, float pkeep,
                                     float scale, T *mask, int req) {
-  GRID_STRIDE(j, n) {
+  for (int64_t j = first_index(); j < n; j += index_step()) {
     double m = 1.0;
     if (active) m = mxr__uniformf_at(seed, static_cast<uint64_t>(j)) < pkeep ? (double)scale : 0.0;
-    store(mask, j, req, m);
+    store_req(mask, j, req, m);
   }
 }
 
@@ -143,24 +132,22 @@ __device__ inline int64_t mask_index(const mxr_gpu_mask_layout &l, int64_t i) {
 template <typename T>
 __global__ void dropout_apply_kernel(mxr_gpu_mask_layout l, int64_t n, const T *x, const T *mask,
                                      uint64_t seed, float pkeep, float scale, T *out, int req) {
-  GRID_STRIDE(i, n) {
+  for (int64_t i = first_index(); i < n; i += index_step()) {
     const int64_t j = mask_index(l, i);
     double m;
     if (mask)
       m = static_cast<double>(mask[j]);
     else
       m = mxr__uniformf_at(seed, static_cast<uint64_t>(j)) < pkeep ? (double)scale : 0.0;
-    store(out, i, req, static_cast<double>(x[i]) * m);
+    store_req(out, i, req, static_cast<double>(x[i]) * m);
   }
 }
-
-bool is_float(int dtype) { return dtype == MXR_FLOAT32 || dtype == MXR_FLOAT64; }
 
 /* Launch KERNEL<float> or KERNEL<double> by `dtype` with `grid` blocks;
  * the arguments' pointers are cast by the caller's lambda. */
 template <typename Launch>
 int by_dtype(const char *what, void *stream, int dtype, int req, Launch launch) {
-  if (!is_float(dtype)) return unsupported(what, dtype, req);
+  if (!is_float_dtype(dtype)) return unsupported(what, dtype, req);
   if (dtype == MXR_FLOAT32)
     launch(static_cast<float *>(nullptr));
   else
@@ -181,7 +168,7 @@ extern "C" int mxr__gpu_softmax_mid(void *stream, int dtype, int64_t outer, int6
   });
 }
 
-extern "C" int mxr__gpu_smo_grad(void *stream, int dtype, const mxr_gpu_smo_grad *g,
+extern "C" int mxr__gpu_smo_grad(void *stream, int dtype, const mxr_smo_grad_plan *g,
                                  const void *label, const void *y, void *dx, int req) {
   const int64_t n = g->outer * g->k * g->inner;
   if (req == kNull || n == 0) return 0;

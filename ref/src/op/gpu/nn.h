@@ -27,8 +27,9 @@ int mxr__gpu_softmax_mid(void *stream, int dtype, int64_t outer, int64_t k, int6
  * ((y - [x == label]) (+ label smoothing)) * scale, 0 for an ignored label,
  * times y with out_grad; scale = grad_scale / valid, with valid the count
  * of labels other than ignore_label when count_valid (else passed in
- * `valid`), and divided by inner for multi_output without count_valid. */
-struct mxr_gpu_smo_grad {
+ * `valid`), and divided by inner for multi_output without count_valid.
+ * The plan is made once (nn.c's smo_grad_setup) for both devices' kernels. */
+struct mxr_smo_grad_plan {
   int64_t outer, k, inner;
   double grad_scale; /* already rounded to float, as the CPU does */
   int ignore_label;
@@ -37,7 +38,7 @@ struct mxr_gpu_smo_grad {
   bool smooth;
   double alpha, off; /* smoothing: added at the label, subtracted elsewhere */
 };
-int mxr__gpu_smo_grad(void *stream, int dtype, const struct mxr_gpu_smo_grad *g,
+int mxr__gpu_smo_grad(void *stream, int dtype, const struct mxr_smo_grad_plan *g,
                       const void *label, const void *y, void *dx, int req);
 
 /* SoftmaxOutput's gradient with probability labels (label shaped as y):

@@ -211,8 +211,7 @@ __global__ void bn_backward_kernel(struct mxr__gpu_bn bn, const T *dy, const T *
 /* out[i] as req asks, from src[i] (NULL: 0), i < n. */
 template <typename T>
 __global__ void channel_assign_kernel(T *out, const T *src, int64_t n, int req) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x)
+  for (int64_t i = first_index(); i < n; i += index_step())
     assign(out + i, req, src ? static_cast<double>(src[i]) : 0.0);
 }
 
@@ -220,8 +219,7 @@ __global__ void channel_assign_kernel(T *out, const T *src, int64_t n, int req) 
 template <typename T>
 __global__ void inference_stats_kernel(struct mxr__gpu_bn bn, const T *mm, const T *mv, T *mean,
                                        T *invstd, int req_mean, int req_invstd) {
-  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < bn.c;
-       c += (int64_t)gridDim.x * blockDim.x) {
+  for (int64_t c = first_index(); c < bn.c; c += index_step()) {
     assign(mean + c, req_mean, static_cast<double>(mm[c]));
     assign(invstd + c, req_invstd, 1.0 / sqrt(static_cast<double>(mv[c]) + bn.eps));
   }
@@ -230,8 +228,7 @@ __global__ void inference_stats_kernel(struct mxr__gpu_bn bn, const T *mm, const
 template <typename T>
 __global__ void moving_update_kernel(struct mxr__gpu_bn bn, const T *smean, const T *sinv, T *mm,
                                      T *mv) {
-  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < bn.c;
-       c += (int64_t)gridDim.x * blockDim.x)
+  for (int64_t c = first_index(); c < bn.c; c += index_step())
     update_moving(bn, c, static_cast<double>(smean[c]), static_cast<double>(sinv[c]), mm, mv);
 }
 

@@ -66,9 +66,6 @@ __device__ inline void store(T *dst, int req, T v) {
     *dst = v;
 }
 
-__device__ inline int64_t first_index() { return blockIdx.x * (int64_t)blockDim.x + threadIdx.x; }
-__device__ inline int64_t index_step() { return (int64_t)gridDim.x * blockDim.x; }
-
 template <typename T>
 __global__ void sgd_kernel(const T *w, const T *g, T *o, int64_t n, Sgd<T> p, int req) {
   for (int64_t i = first_index(); i < n; i += index_step()) {

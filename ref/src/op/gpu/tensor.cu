@@ -31,10 +31,6 @@ namespace {
 constexpr int kWarp = 32;
 constexpr unsigned kFullMask = 0xffffffffu;
 
-/* Grid-stride loops: a thread's first index and its step. */
-__device__ inline int64_t first_index() { return blockIdx.x * (int64_t)blockDim.x + threadIdx.x; }
-__device__ inline int64_t index_step() { return (int64_t)gridDim.x * blockDim.x; }
-
 /* Blocks for kernels that give each block one row (or output) at a time. */
 inline int blocks_for_rows(int64_t rows) {
   return static_cast<int>(rows < 1 ? 1 : (rows > kMaxBlocks ? kMaxBlocks : rows));
@@ -47,8 +43,6 @@ __device__ inline void assign(T *dst, bool add, T v) {
   else
     *dst = v;
 }
-
-inline bool is_float(int dtype) { return dtype == MXR_FLOAT32 || dtype == MXR_FLOAT64; }
 
 /* Calls f(T()) with float or double for a float32 or float64 dtype.
  * false: another dtype. */
@@ -482,8 +476,8 @@ extern "C" int mxr__gpu_softmax(void *stream, const void *x, int x_dtype, const 
                                 int64_t m, int64_t inner, double temperature, bool log_out,
                                 int req) {
   const char *op = log_out ? "log_softmax" : "softmax";
-  if (!is_float(x_dtype)) return unsupported(op, x_dtype, req);
-  if (!is_float(out_dtype)) return unsupported(op, out_dtype, req);
+  if (!is_float_dtype(x_dtype)) return unsupported(op, x_dtype, req);
+  if (!is_float_dtype(out_dtype)) return unsupported(op, out_dtype, req);
   if (length != nullptr && length_dtype != MXR_INT32 && length_dtype != MXR_INT64)
     return mxr_set_error(MXR_EINVAL, "%s (GPU): length must be int32 or int64", op);
   const Rows r = {outer, m, inner};
@@ -511,8 +505,8 @@ extern "C" int mxr__gpu_softmax_grad(void *stream, const void *ograd, const void
                                      void *grad, int grad_dtype, int64_t outer, int64_t m,
                                      int64_t inner, double temperature, bool log_out, int req) {
   const char *op = log_out ? "_backward_log_softmax" : "_backward_softmax";
-  if (!is_float(y_dtype)) return unsupported(op, y_dtype, req);
-  if (!is_float(grad_dtype)) return unsupported(op, grad_dtype, req);
+  if (!is_float_dtype(y_dtype)) return unsupported(op, y_dtype, req);
+  if (!is_float_dtype(grad_dtype)) return unsupported(op, grad_dtype, req);
   const Rows r = {outer, m, inner};
   const int64_t nrows = outer * inner;
   if (req == kNull || nrows == 0) return 0;

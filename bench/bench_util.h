@@ -1,0 +1,67 @@
+/*
+ * What the benchmarks share: a monotonic clock, medians, a fatal error
+ * that names the program and libmxref's last error, and the seed
+ * workload's chain of flips.  Header-only: each benchmark is one program.
+ */
+#ifndef MXR_BENCH_UTIL_H
+#define MXR_BENCH_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "mxref/mxref.h"
+#include "mxref/symbol.h"
+
+/* The program's name in error messages; each main() sets it first. */
+static const char *bench_prog = "bench";
+
+static inline double bench_now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline void bench_die(const char *what) {
+  fprintf(stderr, "%s: %s: %s\n", bench_prog, what, mxr_last_error());
+  exit(2);
+}
+
+static inline int bench_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The median of t[0..n) (sorts t). */
+static inline double bench_median(double *t, int n) {
+  qsort(t, (size_t)n, sizeof(double), bench_cmp_double);
+  return t[n / 2];
+}
+
+/* `opname` with params k[i]=v[i], applied to `input` (or nothing). */
+static inline mxr_symbol *bench_op_symbol(const char *opname, int n, const char **k,
+                                          const char **v, mxr_symbol *input, const char *name) {
+  const mxr_op *op;
+  mxr_op_params *p;
+  mxr_symbol *s;
+  if (mxr_op_find(opname, &op) || mxr_op_params_parse(op, n, k, v, &p) || mxr_symbol_atomic(op, p, &s))
+    bench_die(opname);
+  mxr_op_params_free(p);
+  if (mxr_symbol_compose(s, name, input ? 1 : 0, NULL, input ? &input : NULL)) bench_die("compose");
+  return s;
+}
+
+/* The seed workload: `num_ops` chained flips (axis 0) of variable X. */
+static inline mxr_symbol *bench_flip_chain(int num_ops) {
+  const char *k[] = {"axis"}, *v[] = {"0"};
+  mxr_symbol *x;
+  if (mxr_symbol_variable("X", &x)) bench_die("variable");
+  for (int i = 0; i < num_ops; i++) {
+    mxr_symbol *f = bench_op_symbol("flip", 1, k, v, x, NULL);
+    mxr_symbol_free(x);
+    x = f;
+  }
+  return x;
+}
+
+#endif /* MXR_BENCH_UTIL_H */

@@ -1,0 +1,77 @@
+/*
+ * Internal: a library of the CUDA toolkit loaded on first use (cuBLAS,
+ * cuDNN: device/cublas_api.cu, device/cudnn_api.cu), so that processes that
+ * never need it do not pay for loading it.  Include only from .cu files,
+ * after config.h (MXR_CUDA_LIBDIR).
+ *
+ *   mxr_dl::Library lib("cuBLAS", "libcublas.so.12");
+ *   ok = lib.open() && lib.resolve("cublasCreate_v2", &api.create) && ...;
+ *   if (!ok) mxr_set_error(MXR_ECUDA, "%s", lib.failure);
+ *
+ * The library stays loaded for the life of the process.  Not thread-safe
+ * by itself: callers load once (std::call_once).
+ */
+#ifndef MXR_DEVICE_DL_LIBRARY_H
+#define MXR_DEVICE_DL_LIBRARY_H
+
+#include <cstdarg>
+#include <cstdio>
+
+#include <dlfcn.h>
+
+#define MXR_DL_STR2(x) #x
+#define MXR_DL_STR(x) MXR_DL_STR2(x) /* a version macro as text */
+
+namespace mxr_dl {
+
+class Library {
+ public:
+  char failure[512] = ""; /* why open() or resolve() failed */
+
+  /* `what` names the library in messages; `soname` is looked up as the
+   * dynamic linker does (LD_LIBRARY_PATH, the ld.so cache), then in the
+   * toolkit's library directory that configure found. */
+  Library(const char *what, const char *soname) : what_(what), soname_(soname) {}
+
+  bool open() {
+    handle_ = dlopen(soname_, RTLD_NOW | RTLD_LOCAL);
+    if (handle_) return true;
+    char in_toolkit[512];
+    std::snprintf(in_toolkit, sizeof in_toolkit, "%s/%s", MXR_CUDA_LIBDIR, soname_);
+    handle_ = dlopen(in_toolkit, RTLD_NOW | RTLD_LOCAL);
+    if (handle_) return true;
+    const char *why = dlerror();
+    fail("%s could not be loaded (%s, nor %s): %s", what_, soname_, in_toolkit,
+         why ? why : "unknown error");
+    return false;
+  }
+
+  template <typename F>
+  bool resolve(const char *name, F *out) {
+    void *sym = dlsym(handle_, name);
+    if (!sym) {
+      fail("%s: %s has no %s", what_, soname_, name);
+      return false;
+    }
+    *out = reinterpret_cast<F>(sym);
+    return true;
+  }
+
+  /* Record a failure of the caller's own checks (a version mismatch). */
+  __attribute__((format(printf, 2, 3))) void fail(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(failure, sizeof failure, fmt, ap);
+    va_end(ap);
+  }
+
+  const char *soname() const { return soname_; }
+
+ private:
+  const char *what_, *soname_;
+  void *handle_ = nullptr;
+};
+
+}  // namespace mxr_dl
+
+#endif /* MXR_DEVICE_DL_LIBRARY_H */
