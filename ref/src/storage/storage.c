@@ -117,8 +117,10 @@ static int gpu_pool(const char *fn, int dev, bool create, mxr__mem_pool **out) {
 /* ---------------------------------------------------------------------------
  * Host memory. */
 
+#ifdef MXR_HAVE_CUDA
 /* cpu_pinned memory is page-locked where a GPU can use it. */
 static bool pinned_is_page_locked(void) { return mxr_built_with_cuda() && mxr_gpu_count() > 0; }
+#endif
 
 /* Returns 0 or MXR_ENOMEM with the message set. */
 static int host_alloc(struct mxr_context ctx, const char *dev, size_t size, void **out) {
