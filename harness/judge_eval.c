@@ -55,6 +55,14 @@ static bool names_equal(const struct mxcts_pass_expect *x, const struct mxcts_pa
   return true;
 }
 
+/* A predicted count against the result's (-1: the result has none). */
+static bool count_equal(const char *what, long expected, long got, struct mxcts_buf *why) {
+  if (got == expected) return true;
+  if (got < 0) mxcts_buf_printf(why, "no count of %s reported", what);
+  else mxcts_buf_printf(why, "%ld %s, expected %ld", got, what, expected);
+  return false;
+}
+
 /* Compare one pass; returns a diag object; appends to why on mismatch. */
 static json_t *compare_pass(const struct mxcts_pass_expect *x, const struct mxcts_pass_result *r,
                             struct mxcts_buf *why) {
@@ -74,10 +82,18 @@ static json_t *compare_pass(const struct mxcts_pass_expect *x, const struct mxct
     ok = false;
   }
   if (ok && (x->compare & MXCTS_CMP_NAMES)) ok = names_equal(x, r, why);
+  if (ok && (x->compare & MXCTS_CMP_GRAPH_LAUNCHES))
+    ok = count_equal("CUDA graph launches", x->graph_launches, r->graph_launches, why);
+  if (ok && (x->compare & MXCTS_CMP_GRAPH_CAPTURES))
+    ok = count_equal("CUDA graph captures", x->graph_captures, r->graph_captures, why);
   if (r) {
     json_object_set_new(d, "engine_ops", json_integer(r->engine_ops));
     json_object_set_new(d, "segment_sizes", r->has_sizes ? sizes_json(r->sizes, r->nsizes) : json_null());
     json_object_set_new(d, "bulked_events", json_integer(r->bulked_events));
+    if (r->graph_launches >= 0)
+      json_object_set_new(d, "graph_launches", json_integer(r->graph_launches));
+    if (r->graph_captures >= 0)
+      json_object_set_new(d, "graph_captures", json_integer(r->graph_captures));
   }
   json_object_set_new(d, "ok", json_boolean(ok));
   return d;

@@ -73,7 +73,8 @@ HARNESS_TESTS = \
 	harness/tests/test_expect \
 	harness/tests/test_runner \
 	harness/tests/test_report \
-	harness/tests/test_probe
+	harness/tests/test_probe \
+	harness/tests/test_probe_trace
 check_PROGRAMS += $(HARNESS_TESTS)
 TESTS += $(HARNESS_TESTS) harness/tests/test_cli.sh
 EXTRA_DIST += harness/tests/test_cli.sh
@@ -109,6 +110,12 @@ harness_tests_test_probe_SOURCES = harness/tests/test_probe.c harness/tests/harn
 harness_tests_test_probe_CPPFLAGS = $(HARNESS_TEST_CPPFLAGS)
 harness_tests_test_probe_CFLAGS = $(HARNESS_TEST_CFLAGS)
 harness_tests_test_probe_LDADD = $(HARNESS_TEST_LIBS)
+harness_tests_test_probe_trace_SOURCES = harness/tests/test_probe_trace.c \
+	harness/tests/harness_util.c harness/tests/harness_util.h \
+	harness/probe_trace.c harness/probe_trace.h
+harness_tests_test_probe_trace_CPPFLAGS = $(HARNESS_TEST_CPPFLAGS)
+harness_tests_test_probe_trace_CFLAGS = $(HARNESS_TEST_CFLAGS)
+harness_tests_test_probe_trace_LDADD = $(HARNESS_TEST_LIBS)
 
 # The harness tests alone.
 check-harness:

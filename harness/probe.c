@@ -285,6 +285,8 @@ int probe_profile_finish(struct probe *p) {
     json_object_set_new(pass_obj, "segments", json_integer(s[k].segments));
     json_object_set_new(pass_obj, "bulked_events", json_integer(s[k].bulks));
     json_object_set_new(pass_obj, "helper_ops", json_integer(s[k].helper_ops));
+    json_object_set_new(pass_obj, "graph_launches", json_integer(s[k].graph_launches));
+    json_object_set_new(pass_obj, "graph_captures", json_integer(s[k].graph_captures));
     json_object_set_new(pass_obj, "segment_sizes", sizes);
     json_object_set_new(pass_obj, "names", names);
     json_array_append_new(passes, pass_obj);

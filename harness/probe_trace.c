@@ -58,7 +58,18 @@ static int cmp_ts(const void *a, const void *b) {
   return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static int add_event(struct mxcts_pass_structure *s, int *cap, const char *name) {
+static bool is_graph_span(json_t *ev) {
+  const char *cat = json_string_value(json_object_get(ev, "cat"));
+  return cat && strcmp(cat, "cuda_graph") == 0;
+}
+
+static int add_event(struct mxcts_pass_structure *s, int *cap, json_t *ev) {
+  const char *name = json_string_value(json_object_get(ev, "name"));
+  if (is_graph_span(ev)) {
+    s->graph_launches++;
+    if (strcmp(name, "CudaGraphCapture") == 0) s->graph_captures++;
+    return 0;
+  }
   if (is_helper(name)) {
     s->helper_ops++;
     return 0;
@@ -129,7 +140,7 @@ int mxcts_trace_read_passes(const char *path, struct mxcts_pass_structure *out, 
       cap = 0;
       continue;
     }
-    rc = add_event(&out[pass], &cap, name);
+    rc = add_event(&out[pass], &cap, events[i].ev);
   }
   free(events);
   json_decref(root);
@@ -151,7 +162,7 @@ int mxcts_trace_read(const char *path, struct mxcts_pass_structure *out, char *e
   if (load_events(path, &root, &events, &m, err, errlen)) return -1;
   int cap = 0, rc = 0;
   for (size_t i = 0; i < m && !rc; i++)
-    rc = add_event(out, &cap, json_string_value(json_object_get(events[i].ev, "name")));
+    rc = add_event(out, &cap, events[i].ev);
   free(events);
   json_decref(root);
   if (rc) {

@@ -7,6 +7,8 @@
  *   "op1,op2,..."    a cached-op segment (a comma, no brackets)
  *   "ImperativeBulk" an engine bulk of imperative ops (size not in the name)
  *   anything else    a single op
+ * Events of category "cuda_graph" are not ops but spans inside a segment's
+ * event: libmxref's CUDA graph captures and launches (mxref/profiler.h).
  * MXNet cuts names to 127 bytes in its trace; a segment name cut short (an
  * executor segment without its closing bracket, a cached-op segment of
  * exactly 127 bytes) has an unknown size, reported as -1.  The probe's own synchronisation ops (WaitForVar, WaitForAll,
@@ -23,6 +25,11 @@ struct mxcts_pass_structure {
   int segments;        /* events that are segments (either kind) */
   int bulks;           /* ImperativeBulk events */
   int helper_ops;      /* synchronisation and copy events, not counted above */
+  int graph_launches;  /* CUDA graph spans (category "cuda_graph"): segment
+                          runs that launched a graph instead of their kernels;
+                          not engine ops */
+  int graph_captures;  /* those of them that captured the graph first
+                          ("CudaGraphCapture") */
   int *segment_sizes;  /* per engine op in order: ops it held (1 for a single
                           op, -1 unknown); malloc'd, caller frees */
   char **names;        /* per engine op, malloc'd strings; caller frees */

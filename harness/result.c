@@ -43,12 +43,14 @@ static int parse_names(const struct mxcts_jloc *at, json_t *a, struct mxcts_pass
 }
 
 static int parse_pass(const struct mxcts_jloc *at, json_t *v, struct mxcts_pass_result *p) {
-  p->engine_ops = p->bulked_events = -1;
+  p->engine_ops = p->bulked_events = p->graph_launches = p->graph_captures = -1;
   if (!json_is_object(v)) return mxcts_jfail(at, "expected an object, got %s", mxcts_json_type_name(v));
   json_t *sizes = NULL, *names = NULL;
   int rc = mxcts_jget_string(at, v, "name", true, &p->name);
   if (!rc) rc = mxcts_jget_long(at, v, "engine_ops", false, 0, MAX_COUNT, &p->engine_ops);
   if (!rc) rc = mxcts_jget_long(at, v, "bulked_events", false, 0, MAX_COUNT, &p->bulked_events);
+  if (!rc) rc = mxcts_jget_long(at, v, "graph_launches", false, 0, MAX_COUNT, &p->graph_launches);
+  if (!rc) rc = mxcts_jget_long(at, v, "graph_captures", false, 0, MAX_COUNT, &p->graph_captures);
   if (!rc) rc = mxcts_jget_typed(at, v, "segment_sizes", false, JSON_ARRAY, &sizes);
   if (!rc) rc = mxcts_jget_typed(at, v, "names", false, JSON_ARRAY, &names);
   char *sp = mxcts_jpath_key(at->path, "segment_sizes");

@@ -31,6 +31,8 @@ struct mxcts_pass_result {
   size_t nsizes;
   bool has_sizes;
   long bulked_events;        /* -1 when absent */
+  long graph_launches;       /* CUDA graph launches, -1 when absent */
+  long graph_captures;       /* of which captures, -1 when absent */
   struct mxcts_strv names;   /* segment names; has_names false when absent */
   bool has_names;
 };

@@ -61,6 +61,8 @@ enum {
   MXCTS_CMP_SEGMENT_SIZES = 2,
   MXCTS_CMP_BULKED_EVENTS = 4,
   MXCTS_CMP_NAMES = 8,
+  MXCTS_CMP_GRAPH_LAUNCHES = 16,
+  MXCTS_CMP_GRAPH_CAPTURES = 32,
 };
 struct mxcts_pass_expect {
   char *name;                /* "forward", "backward", ... */
@@ -68,6 +70,8 @@ struct mxcts_pass_expect {
   long *sizes;               /* ops held by each engine op, in order */
   size_t nsizes;
   long bulked_events;        /* predicted ImperativeBulk events, -1 if not given */
+  long graph_launches;       /* predicted CUDA graph launches, -1 if not given */
+  long graph_captures;       /* predicted CUDA graph captures, -1 if not given */
   unsigned compare;          /* MXCTS_CMP_* bits: what is compared */
   struct mxcts_strv names;   /* expected distinct segment names (CMP_NAMES) */
   char *summary;             /* "67 ops: 66x15 + 10" for reports */

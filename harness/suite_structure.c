@@ -11,6 +11,10 @@
  * holds, in order (an op pushed alone holds 1): the probe's segment_sizes.
  *   {"sizes": [a, b]}  explicit segments
  *   {"concat": [g...]} the generators one after the other
+ *
+ * Beside the generator a pass may predict counts of its own: engine_ops,
+ * bulked_events (ImperativeBulk events), graph_launches and graph_captures
+ * (CUDA graph spans in the trace, mxref/profiler.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,13 +139,18 @@ static void summarise(struct mxcts_pass_expect *p, long extra) {
     i = j;
   }
   if (extra) mxcts_buf_printf(&b, "%s%ld other ops", sep, extra);
+  if (p->graph_launches >= 0) mxcts_buf_printf(&b, "; %ld CUDA graph launches", p->graph_launches);
+  if (p->graph_captures >= 0) mxcts_buf_printf(&b, "; %ld CUDA graph captures", p->graph_captures);
   p->summary = mxcts_buf_take(&b);
 }
 
 static int parse_compare(const struct mxcts_jloc *at, json_t *v, unsigned *mask) {
   json_t *a = json_object_get(v, "compare");
   if (!a) return 0;
-  static const char *const names[] = {"engine_ops", "segment_sizes", "bulked_events", "names"};
+  /* in the order of the MXCTS_CMP_* bits */
+  static const char *const names[] = {"engine_ops",    "segment_sizes",  "bulked_events",
+                                      "names",         "graph_launches", "graph_captures"};
+  enum { NNAMES = sizeof names / sizeof names[0] };
   if (!json_is_array(a) || json_array_size(a) == 0)
     return mxcts_jfail_key(at, "compare", "expected a non-empty array of field names");
   *mask = 0;
@@ -149,11 +158,11 @@ static int parse_compare(const struct mxcts_jloc *at, json_t *v, unsigned *mask)
   json_t *x;
   json_array_foreach(a, i, x) {
     unsigned bit = 0;
-    for (unsigned j = 0; j < 4 && json_is_string(x); j++)
+    for (unsigned j = 0; j < NNAMES && json_is_string(x); j++)
       if (!strcmp(json_string_value(x), names[j])) bit = 1u << j;
     if (!bit)
       return mxcts_jfail_key(at, "compare", "item %zu is not one of engine_ops, segment_sizes, "
-                             "bulked_events, names", i);
+                             "bulked_events, names, graph_launches, graph_captures", i);
     *mask |= bit;
   }
   return 0;
@@ -191,26 +200,34 @@ static int parse_names(const struct mxcts_jloc *at, json_t *v, struct mxcts_pass
   return rc;
 }
 
-static const char *const pass_keys[] = {"bulk", "single", "sizes", "concat", "extra_ops",
-                                        "engine_ops", "bulked_events", "compare", "op",
-                                        "name_style", NULL};
+static const char *const pass_keys[] = {"bulk",          "single",         "sizes",
+                                        "concat",        "extra_ops",      "engine_ops",
+                                        "bulked_events", "graph_launches", "graph_captures",
+                                        "compare",       "op",             "name_style",
+                                        NULL};
 
 static int parse_pass(const struct mxcts_jloc *at, const char *name, json_t *v,
                       struct mxcts_pass_expect *p) {
   struct gen g = {0};
-  long extra = 0, ops = -1, bulked = -1;
+  long extra = 0, ops = -1, bulked = -1, launches = -1, captures = -1;
   int rc = mxcts_jcheck_object(at, v, pass_keys);
   if (!rc) rc = gen_parse(at, v, &g, 0);
   if (!rc) rc = mxcts_jget_long(at, v, "extra_ops", false, 0, MAX_OPS, &extra);
   if (!rc) rc = mxcts_jget_long(at, v, "engine_ops", false, 0, MAX_OPS, &ops);
   if (!rc) rc = mxcts_jget_long(at, v, "bulked_events", false, 0, MAX_OPS, &bulked);
+  if (!rc) rc = mxcts_jget_long(at, v, "graph_launches", false, 0, MAX_OPS, &launches);
+  if (!rc) rc = mxcts_jget_long(at, v, "graph_captures", false, 0, MAX_OPS, &captures);
   p->name = mxcts_xstrdup(name);
   p->sizes = g.sizes;
   p->nsizes = g.n;
   p->engine_ops = ops >= 0 ? ops : (long)g.n + extra;
   p->bulked_events = bulked;
+  p->graph_launches = launches;
+  p->graph_captures = captures;
   p->compare = MXCTS_CMP_ENGINE_OPS | MXCTS_CMP_SEGMENT_SIZES;
   if (bulked >= 0) p->compare |= MXCTS_CMP_BULKED_EVENTS;
+  if (launches >= 0) p->compare |= MXCTS_CMP_GRAPH_LAUNCHES;
+  if (captures >= 0) p->compare |= MXCTS_CMP_GRAPH_CAPTURES;
   if (!rc) rc = parse_names(at, v, p);
   if (!rc) rc = parse_compare(at, v, &p->compare);
   if (!rc && ops < 0 && !g.n && !extra)
@@ -218,6 +235,13 @@ static int parse_pass(const struct mxcts_jloc *at, const char *name, json_t *v,
                      "engine_ops");
   if (!rc && (p->compare & MXCTS_CMP_BULKED_EVENTS) && bulked < 0)
     rc = mxcts_jfail_key(at, "compare", "compares bulked_events, but none is given");
+  if (!rc && (p->compare & MXCTS_CMP_GRAPH_LAUNCHES) && launches < 0)
+    rc = mxcts_jfail_key(at, "compare", "compares graph_launches, but none is given");
+  if (!rc && (p->compare & MXCTS_CMP_GRAPH_CAPTURES) && captures < 0)
+    rc = mxcts_jfail_key(at, "compare", "compares graph_captures, but none is given");
+  if (!rc && launches >= 0 && captures > launches)
+    rc = mxcts_jfail_key(at, "graph_captures", "%ld captures but only %ld launches: every "
+                         "capture launches its graph", captures, launches);
   if (!rc) summarise(p, extra);
   return rc;
 }

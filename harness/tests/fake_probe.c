@@ -19,6 +19,8 @@
  *                 (counted in the file) report FAKE_MS_FIRST instead
  *   FAKE_CAP, FAKE_OPS   structure runs report forward and backward passes
  *                 of FAKE_OPS ops bulked with cap FAKE_CAP ("off": alone)
+ *   FAKE_GRAPHS   structure runs report that many CUDA graph launches per
+ *                 pass, none of them captures (absent: no graph counts)
  *   FAKE_SALT     changes the output digest (for "equal")
  *   FAKE_FAIL_CHECK  the name of a check to report as failing
  *   FAKE_TRACE    1: leave a valid profile.json in the working directory;
@@ -103,8 +105,15 @@ static json_t *pass_json(const char *name, long ops, const char *cap_s) {
   if (cap < 1) cap = 1;
   for (long done = 0; done < ops; done += cap)
     json_array_append_new(sizes, json_integer(ops - done < cap ? ops - done : cap));
-  return json_pack("{s:s, s:I, s:o, s:i}", "name", name, "engine_ops",
-                   (json_int_t)json_array_size(sizes), "segment_sizes", sizes, "bulked_events", 0);
+  json_t *pass = json_pack("{s:s, s:I, s:o, s:i}", "name", name, "engine_ops",
+                           (json_int_t)json_array_size(sizes), "segment_sizes", sizes,
+                           "bulked_events", 0);
+  const char *graphs = getenv("FAKE_GRAPHS");
+  if (graphs) {
+    json_object_set_new(pass, "graph_launches", json_integer(atol(graphs)));
+    json_object_set_new(pass, "graph_captures", json_integer(0));
+  }
+  return pass;
 }
 
 static void leave_trace(void) {

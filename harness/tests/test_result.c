@@ -14,7 +14,8 @@ static const char full[] =
     " \"error\": null, \"impl\": {\"version\": 10901}, \"future_field\": [1, 2],"
     " \"timing\": {\"unit\": \"ms\", \"iterations\": [0.41, 0.40], \"median\": 0.405},"
     " \"structure\": {\"passes\": [{\"name\": \"forward\", \"engine_ops\": 67, \"segment_sizes\": [15, 10],"
-    "   \"names\": [\"[reverse]\"], \"segments\": 2}, {\"name\": \"imperative\", \"engine_ops\": 2,"
+    "   \"names\": [\"[reverse]\"], \"segments\": 2, \"graph_launches\": 2, \"graph_captures\": 1},"
+    "   {\"name\": \"imperative\", \"engine_ops\": 2,"
     "   \"segment_sizes\": [-1, -1], \"bulked_events\": 2}]},"
     " \"values\": {\"output\": {\"digest\": \"fnv1a64:5f\"}},"
     " \"checks\": [{\"name\": \"output_is_flipped_input\", \"pass\": true, \"detail\": \"ok\"},"
@@ -39,6 +40,9 @@ START_TEST(test_full_result) {
   ck_assert_int_eq(f->engine_ops, 67);
   ck_assert_int_eq(f->nsizes, 2);
   ck_assert_int_eq(f->bulked_events, -1);
+  ck_assert_int_eq(f->graph_launches, 2);
+  ck_assert_int_eq(f->graph_captures, 1);
+  ck_assert_int_eq(mxcts_result_pass(&r, "imperative")->graph_launches, -1);
   ck_assert(f->has_names);
   ck_assert_int_eq(mxcts_result_pass(&r, "imperative")->sizes[0], -1);
   ck_assert_ptr_null(mxcts_result_pass(&r, "backward"));
@@ -85,6 +89,8 @@ static const struct bad {
      "structure.passes[0].engine_ops: expected an integer"},
     {"{\"probe_version\": 1, \"status\": \"ok\", \"structure\": {\"passes\": [{\"name\": \"f\", \"segment_sizes\": [1, -2]}]}}",
      "structure.passes[0].segment_sizes[1]: -2 is out of range"},
+    {"{\"probe_version\": 1, \"status\": \"ok\", \"structure\": {\"passes\": [{\"name\": \"f\", \"graph_launches\": -3}]}}",
+     "structure.passes[0].graph_launches: -3 is out of range"},
     {"{\"probe_version\": 1, \"status\": \"ok\", \"structure\": {\"passes\": [{\"name\": \"f\", \"names\": [1]}]}}",
      "structure.passes[0].names[0]: expected a string"},
     {"{\"probe_version\": 1, \"status\": \"ok\", \"structure\": {\"passes\": [{\"name\": \"f\"}, {\"name\": \"f\"}]}}",

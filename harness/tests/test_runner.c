@@ -334,6 +334,35 @@ START_TEST(test_structure_and_equal_failures) {
 }
 END_TEST
 
+/* CUDA graph counts: predicted per pass, compared when the result has them. */
+static const char graphs_suite[] =
+    "{\"format\": 1, \"name\": \"gr\", \"workload\": \"fake\", \"timeout\": 20,"
+    " \"configs\": ["
+    "  {\"id\": \"on\", \"env\": {\"FAKE_CAP\": \"15\", \"FAKE_OPS\": \"30\", \"FAKE_GRAPHS\": \"%s\"}},"
+    "  {\"id\": \"none\", \"env\": {\"FAKE_CAP\": \"15\", \"FAKE_OPS\": \"30\"}}],"
+    " \"assertions\": ["
+    "  {\"id\": \"replay\", \"type\": \"structure\", \"expect\": {"
+    "    \"on\": {\"forward\": {\"bulk\": [30, 15], \"graph_launches\": 2, \"graph_captures\": 0}}}},"
+    "  {\"id\": \"unreported\", \"type\": \"structure\", \"expect\": {"
+    "    \"none\": {\"forward\": {\"bulk\": [30, 15], \"graph_launches\": 0}}}}]}";
+
+START_TEST(test_cuda_graph_counts) {
+  const char *launches[] = {"2", "0"};
+  for (int i = 0; i < 2; i++) {
+    char *dir = hu_tmpdir();
+    char *text = mxcts_xasprintf(graphs_suite, launches[i]);
+    free(hu_write_suite(dir, "gr", text));
+    free(text);
+    json_t *r = hu_run(dir, 3, 1);
+    if (i == 0) assert_verdict(r, "gr/replay", "pass", NULL);
+    else assert_verdict(r, "gr/replay", "fail", "on forward: 0 CUDA graph launches, expected 2");
+    assert_verdict(r, "gr/unreported", "fail", "no count of CUDA graph launches reported");
+    json_decref(r);
+    hu_cleanup(dir);
+  }
+}
+END_TEST
+
 START_TEST(test_failing_checks_and_expected_check_failures) {
   char *dir = hu_tmpdir();
   free(hu_write_suite(dir, "val",
@@ -634,6 +663,7 @@ int main(void) {
   tcase_add_test(tc, test_reversed_timings_fail_after_one_rerun);
   tcase_add_test(tc, test_pass_on_rerun_is_flaky);
   tcase_add_test(tc, test_structure_and_equal_failures);
+  tcase_add_test(tc, test_cuda_graph_counts);
   tcase_add_test(tc, test_failing_checks_and_expected_check_failures);
   tcase_add_test(tc, test_expectations_xfail_xpass_skip);
   tcase_add_test(tc, test_skipped_suite_does_not_run);

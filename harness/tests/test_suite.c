@@ -21,8 +21,9 @@ static const char valid[] =
     " \"assertions\": ["
     "  {\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"group:none\"], \"faster\": [\"tag:half@timing.median\"]},"
     "  {\"id\": \"s\", \"type\": \"structure\", \"expect\": {"
-    "    \"off\": {\"forward\": {\"single\": 1000}},"
-    "    \"f15\": {\"forward\": {\"bulk\": [1000, 15]}, \"backward\": {\"bulk\": [1000, 0], \"extra_ops\": 1}},"
+    "    \"off\": {\"forward\": {\"single\": 1000, \"graph_launches\": 0}},"
+    "    \"f15\": {\"forward\": {\"bulk\": [1000, 15], \"graph_launches\": 67, \"graph_captures\": 0},"
+    "            \"backward\": {\"bulk\": [1000, 0], \"extra_ops\": 1}},"
     "    \"s7\": {\"forward\": {\"concat\": [{\"bulk\": [20, 7]}, {\"sizes\": [3, 4]}, {\"single\": 2}],"
     "            \"op\": \"reverse\"}, \"imperative\": {\"bulk\": [30, 15], \"bulked_events\": 2,"
     "            \"compare\": [\"engine_ops\", \"bulked_events\"]}}}},"
@@ -61,12 +62,20 @@ START_TEST(test_valid_suite) {
   ck_assert_int_eq(off->engine_ops, 1000);
   ck_assert_int_eq(off->nsizes, 1000);
   ck_assert_int_eq(off->sizes[999], 1);
+  ck_assert_uint_eq(off->compare, MXCTS_CMP_ENGINE_OPS | MXCTS_CMP_SEGMENT_SIZES |
+                                      MXCTS_CMP_GRAPH_LAUNCHES);
+  ck_assert_int_eq(off->graph_launches, 0);
+  ck_assert_int_eq(off->graph_captures, -1);
   const struct mxcts_pass_expect *fw = &st->structs[1].passes[0], *bw = &st->structs[1].passes[1];
   ck_assert_int_eq(fw->engine_ops, 67);
   ck_assert_int_eq(fw->nsizes, 67);
   ck_assert_int_eq(fw->sizes[0], 15);
   ck_assert_int_eq(fw->sizes[66], 10);
-  ck_assert_str_eq(fw->summary, "67 engine ops: 66x15 + 10");
+  ck_assert_str_eq(fw->summary,
+                   "67 engine ops: 66x15 + 10; 67 CUDA graph launches; 0 CUDA graph captures");
+  ck_assert(fw->compare & MXCTS_CMP_GRAPH_CAPTURES);
+  ck_assert_int_eq(bw->graph_launches, -1);
+  ck_assert(!(bw->compare & MXCTS_CMP_GRAPH_LAUNCHES));
   ck_assert_int_eq(bw->engine_ops, 1001); /* cap 0 bulks nothing: 1000 alone + 1 other */
   ck_assert_int_eq(bw->nsizes, 1000);
   const struct mxcts_pass_expect *cc = &st->structs[2].passes[0];
@@ -155,6 +164,15 @@ static const struct bad {
     {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
      " \"assertions\": [{\"id\": \"s\", \"type\": \"structure\", \"expect\": {\"a\": {\"forward\": {\"single\": 3, \"compare\": [\"speed\"]}}}}]}",
      "compare: item 0 is not one of"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"s\", \"type\": \"structure\", \"expect\": {\"a\": {\"forward\": {\"single\": 3, \"compare\": [\"graph_launches\"]}}}}]}",
+     "compares graph_launches, but none is given"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"s\", \"type\": \"structure\", \"expect\": {\"a\": {\"forward\": {\"bulk\": [30, 15], \"graph_launches\": 1, \"graph_captures\": 2}}}}]}",
+     "assertions[0].expect.a.forward.graph_captures: 2 captures but only 1 launches"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"s\", \"type\": \"structure\", \"expect\": {\"a\": {\"forward\": {\"bulk\": [30, 15], \"graph_launches\": -1}}}}]}",
+     "graph_launches: -1 is out of range"},
     {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
      " \"assertions\": [{\"id\": \"s\", \"type\": \"structure\", \"margin\": 1, \"expect\": {}}]}",
      "field \"margin\" does not belong to a structure assertion"},

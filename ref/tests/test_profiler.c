@@ -594,6 +594,55 @@ START_TEST(test_mode_filtering) {
 }
 END_TEST
 
+/* A segment that "replays a graph": a span named at its end, a span of a
+ * mode not profiled, and a begun span that ends unrecorded (a plain run). */
+static int run_with_spans(const struct mxr_run_ctx *rctx, void *param) {
+  (void)param;
+  struct mxr_op_event ev = {.name = "placeholder", .ctx = rctx->ctx, .prop = MXR_PROP_NORMAL,
+                            .profile = MXR_PROFILE_SYMBOLIC};
+  uint64_t cookie = mxr_profiler_span_begin(&ev);
+  ck_assert(cookie != 0);
+  tu_sleep_ms(1);
+  ev.name = MXR_PROFILER_CUDA_GRAPH_LAUNCH;
+  mxr_profiler_span_end(&ev, cookie);
+  struct mxr_op_event other = ev;
+  other.profile = MXR_PROFILE_IMPERATIVE;
+  mxr_profiler_span_end(&other, mxr_profiler_span_begin(&other));
+  (void)mxr_profiler_span_begin(&ev); /* never ended: nothing recorded */
+  return 0;
+}
+
+START_TEST(test_spans_nest_in_their_op) {
+  mxr_engine *eng = attached_engine(0);
+  mxr_var *v = new_var(eng);
+  ck_assert_int_eq(CFG("profile_symbolic", "True", "profile_imperative", "False",
+                       "continuous_dump", "False", "filename", trace_path),
+                   0);
+  struct mxr_op_event ev = {.name = MXR_PROFILER_CUDA_GRAPH_LAUNCH, .ctx = mxr_cpu(0),
+                            .profile = MXR_PROFILE_SYMBOLIC};
+  ck_assert(mxr_profiler_span_begin(&ev) == 0); /* not running: nothing */
+  ck_assert_int_eq(mxr_profiler_set_state(MXR_PROFILER_RUNNING), 0);
+  struct mxr_push p = {.sync_fn = run_with_spans, .ctx = mxr_cpu(0), .mutable_vars = &v,
+                       .num_mutable = 1, .name = "[a,b]", .profile = MXR_PROFILE_SYMBOLIC};
+  ck_assert_int_eq(mxr_engine_push(eng, &p), 0);
+  ck_assert_int_eq(mxr_profiler_dump(1), 0);
+  json_t *root = load_trace(trace_path);
+  json_int_t op_tid, span_tid;
+  pair_of(root, "[a,b]", NULL, &op_tid);
+  pair_of(root, MXR_PROFILER_CUDA_GRAPH_LAUNCH, NULL, &span_tid);
+  ck_assert_int_eq(op_tid, span_tid);
+  ck_assert_int_eq(count_events(root, "placeholder", "B"), 0);
+  json_t *sb = find_event(root, MXR_PROFILER_CUDA_GRAPH_LAUNCH, "B");
+  json_t *se = find_event(root, MXR_PROFILER_CUDA_GRAPH_LAUNCH, "E");
+  ck_assert_str_eq(json_string_value(json_object_get(sb, "cat")), "cuda_graph");
+  ck_assert(ts_field(find_event(root, "[a,b]", "B")) <= ts_field(sb));
+  ck_assert(ts_field(se) <= ts_field(find_event(root, "[a,b]", "E")));
+  ck_assert(ts_field(se) - ts_field(sb) >= 900.0); /* the span's own time, in us */
+  json_decref(root);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
 START_TEST(test_stopped_and_paused_record_nothing) {
   mxr_engine *eng = attached_engine(4); /* per device, 1 worker */
   mxr_var *v = new_var(eng);
@@ -1197,6 +1246,7 @@ static Suite *profiler_suite(void) {
   tcase_add_test(rec, test_device_pids_and_process_names);
   tcase_add_test(rec, test_gpu_op_pid);
   tcase_add_test(rec, test_mode_filtering);
+  tcase_add_test(rec, test_spans_nest_in_their_op);
   tcase_add_test(rec, test_stopped_and_paused_record_nothing);
   tcase_add_test(rec, test_overlapping_async_op_gets_a_lane);
   suite_add_tcase(s, rec);

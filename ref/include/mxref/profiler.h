@@ -146,6 +146,26 @@ int mxr_profiler_aggregate_running(void);
 /* The current mode bits (enum mxr_profile_category). */
 unsigned mxr_profiler_mode(void);
 
+/*
+ * Spans: work inside a running engine op that the trace shows as an event of
+ * its own, nested in the op's (category "cuda_graph" for names starting with
+ * MXR_PROFILER_CUDA_GRAPH_PREFIX, else "operator").  begin returns a cookie
+ * that end takes, both called on the thread running the op; the span is
+ * recorded when the profiler records ops of `ev->profile` on `ev->ctx`, under
+ * the name `ev` carries at end (so a caller may name the span after what it
+ * turned out to be).  A cookie of 0 records nothing.
+ */
+uint64_t mxr_profiler_span_begin(const struct mxr_op_event *ev);
+void mxr_profiler_span_end(const struct mxr_op_event *ev, uint64_t cookie);
+
+/* The spans of a bulked segment run as a CUDA graph (MXNET_ENABLE_CUDA_GRAPHS):
+ * "CudaGraphCapture" when the run recorded the segment's kernels into a graph
+ * (and launched it), "CudaGraphLaunch" when it replayed a graph captured
+ * earlier.  A segment run plainly has neither (docs/profiler.md). */
+#define MXR_PROFILER_CUDA_GRAPH_PREFIX "CudaGraph"
+#define MXR_PROFILER_CUDA_GRAPH_CAPTURE "CudaGraphCapture"
+#define MXR_PROFILER_CUDA_GRAPH_LAUNCH "CudaGraphLaunch"
+
 /* Install the profiler's hooks on `eng` (replacing any other hooks), or
  * remove them.  Same rule as mxr_engine_set_hooks(): call while no op runs on
  * that engine.  Attaching twice is harmless.  MXR_EINVAL for NULL. */

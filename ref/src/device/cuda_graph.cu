@@ -64,8 +64,9 @@ int capture(mxr_cuda_graph_slot *g, cudaStream_t stream, const mxr_run_ctx *rctx
 }  // namespace
 
 extern "C" int mxr__cuda_graph_run(mxr_cuda_graph *g, uint64_t epoch, const mxr_run_ctx *rctx,
-                                   mxr_graph_body body, void *arg) {
+                                   mxr_graph_body body, void *arg, mxr_cuda_graph_path *path) {
   cudaStream_t stream = static_cast<cudaStream_t>(rctx->stream);
+  *path = MXR_CUDA_GRAPH_PLAIN;
   if (g->epoch != epoch) {
     destroy_slots(g);
     g->epoch = epoch;
@@ -75,6 +76,7 @@ extern "C" int mxr__cuda_graph_run(mxr_cuda_graph *g, uint64_t epoch, const mxr_
   if (s->exec) {
     MXR_CUDA_CALL(cudaGraphLaunch(static_cast<cudaGraphExec_t>(s->exec), stream));
     replays.fetch_add(1, std::memory_order_relaxed);
+    *path = MXR_CUDA_GRAPH_REPLAYED;
     return 0;
   }
   if (s->plain_runs < 1) { /* warm-up: handles, algorithms, scratch */
@@ -91,6 +93,7 @@ extern "C" int mxr__cuda_graph_run(mxr_cuda_graph *g, uint64_t epoch, const mxr_
   }
   captures.fetch_add(1, std::memory_order_relaxed);
   MXR_CUDA_CALL(cudaGraphLaunch(static_cast<cudaGraphExec_t>(s->exec), stream));
+  *path = MXR_CUDA_GRAPH_CAPTURED;
   return 0;
 }
 

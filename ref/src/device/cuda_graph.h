@@ -49,12 +49,20 @@ struct mxr_cuda_graph {
 /* The work of a segment: queues its kernels on rctx's stream. */
 typedef int (*mxr_graph_body)(const struct mxr_run_ctx *rctx, void *arg);
 
+/* How a run went (for the profiler's spans). */
+enum mxr_cuda_graph_path {
+  MXR_CUDA_GRAPH_PLAIN,    /* body ran without a graph */
+  MXR_CUDA_GRAPH_CAPTURED, /* body was captured, the new graph launched */
+  MXR_CUDA_GRAPH_REPLAYED, /* a graph captured earlier was launched */
+};
+
 /* Run `body` through the segment's graph state `g` on the worker stream of
- * `rctx` (which must have one): plainly, captured, or replayed, as above.
- * Returns body's status, or MXR_ECUDA with the last error set.  Calls for
- * one `g` must not overlap (the engine orders a segment's runs). */
+ * `rctx` (which must have one): plainly, captured, or replayed, as above;
+ * *path says which.  Returns body's status, or MXR_ECUDA with the last error
+ * set.  Calls for one `g` must not overlap (the engine orders a segment's
+ * runs). */
 int mxr__cuda_graph_run(struct mxr_cuda_graph *g, uint64_t epoch, const struct mxr_run_ctx *rctx,
-                        mxr_graph_body body, void *arg);
+                        mxr_graph_body body, void *arg, enum mxr_cuda_graph_path *path);
 
 /* Destroy the captured graph, if any, and reset `g`. */
 void mxr__cuda_graph_release(struct mxr_cuda_graph *g);

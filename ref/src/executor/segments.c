@@ -16,6 +16,7 @@
 
 #include "common/random.h"
 #include "executor/executor_internal.h"
+#include "mxref/profiler.h"
 
 static int oom(void) { return mxr_set_error(MXR_ENOMEM, "executor: out of memory"); }
 
@@ -189,13 +190,30 @@ static int run_range(const struct mxr_run_ctx *rctx, void *param) {
   return 0;
 }
 
+#ifdef MXR_HAVE_CUDA
+/* Run the segment through its CUDA graph state; a run that captured or
+ * replayed a graph shows in the trace as a span inside the segment's event
+ * (mxr_profiler_span_begin), which is how a suite sees that graphs replay. */
+static int run_as_graph(const struct mxr_run_ctx *rctx, struct exec_call *c) {
+  struct mxr_op_event ev = {.name = MXR_PROFILER_CUDA_GRAPH_LAUNCH, .ctx = rctx->ctx,
+                            .prop = MXR_PROP_NORMAL, .profile = MXR_PROFILE_SYMBOLIC};
+  uint64_t cookie = mxr_profiler_span_begin(&ev);
+  enum mxr_cuda_graph_path path;
+  int rc = mxr__cuda_graph_run(&c->graph, c->exec->arrays_epoch, rctx, run_range, c, &path);
+  if (path != MXR_CUDA_GRAPH_PLAIN) {
+    if (path == MXR_CUDA_GRAPH_CAPTURED) ev.name = MXR_PROFILER_CUDA_GRAPH_CAPTURE;
+    mxr_profiler_span_end(&ev, cookie);
+  }
+  return rc;
+}
+#endif
+
 /* A bulked segment on a GPU worker may run as a CUDA graph
  * (MXNET_ENABLE_CUDA_GRAPHS, device/cuda_graph.h). */
 int mxr__exec_run_nodes(const struct mxr_run_ctx *rctx, void *param) {
 #ifdef MXR_HAVE_CUDA
   struct exec_call *c = param;
-  if (c->graph_safe && rctx->stream && c->exec->opts.cuda_graphs)
-    return mxr__cuda_graph_run(&c->graph, c->exec->arrays_epoch, rctx, run_range, c);
+  if (c->graph_safe && rctx->stream && c->exec->opts.cuda_graphs) return run_as_graph(rctx, c);
 #endif
   return run_range(rctx, param);
 }

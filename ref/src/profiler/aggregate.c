@@ -11,9 +11,12 @@
 #include <string.h>
 
 #include "mxref/error.h"
+#include "mxref/profiler.h"
 #include "profiler/profiler_internal.h"
 
 const char *mxr__prof_category(const char *name) {
+  if (strncmp(name, MXR_PROFILER_CUDA_GRAPH_PREFIX, strlen(MXR_PROFILER_CUDA_GRAPH_PREFIX)) == 0)
+    return "cuda_graph";
   return strstr(name, "::") ? "Custom Operator" : "operator";
 }
 
@@ -140,8 +143,8 @@ static void json_escaped(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-static const char *const categories[] = {"Custom Operator", "operator"}; /* byte order */
-#define NCAT 2
+static const char *const categories[] = {"Custom Operator", "cuda_graph", "operator"}; /* byte order */
+#define NCAT 3
 
 char *mxr__agg_format(const struct agg_table *t, int format, int sort_by, int ascending) {
   struct sort_item *items = malloc((t->n ? t->n : 1) * sizeof *items);

@@ -525,6 +525,16 @@ unsigned mxr_profiler_mode(void) {
   return atomic_load(&g_mode);
 }
 
+/* Spans go through the recorder's op hooks: they are ops to it, recorded by
+ * the running thread and nested by time inside the op that holds them. */
+uint64_t mxr_profiler_span_begin(const struct mxr_op_event *ev) {
+  return mxr__prof_op_begin(NULL, ev);
+}
+
+void mxr_profiler_span_end(const struct mxr_op_event *ev, uint64_t cookie) {
+  mxr__prof_op_end(NULL, ev, cookie);
+}
+
 int mxr_profiler_attach_engine(mxr_engine *eng) {
   if (!eng) return mxr_set_error(MXR_EINVAL, "mxr_profiler_attach_engine: engine is NULL");
   int st = ensure_init();
