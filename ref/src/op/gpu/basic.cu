@@ -80,7 +80,9 @@ void launch_fill(void *stream, void *out, int64_t n, double value, bool add) {
 
 /* --------------------------------------------------------------- add_n */
 
-/* Up to this many inputs per launch; more take further (adding) passes. */
+/* Up to this many inputs per launch; more take further passes.  A later
+ * pass of a write carries on from the running sum in `out`, so the sum is
+ * taken in the CPU's order; a later pass of an add adds its part. */
 constexpr int kMaxAddInputs = 16;
 
 template <typename T>
@@ -90,9 +92,9 @@ struct Inputs {
 };
 
 template <typename T>
-__global__ void add_n_kernel(Inputs<T> in, T *out, int64_t n, bool add) {
+__global__ void add_n_kernel(Inputs<T> in, T *out, int64_t n, bool add, bool carry) {
   for (int64_t i = first_index(); i < n; i += index_step()) {
-    T acc = 0;
+    T acc = carry ? out[i] : T(0);
     for (int k = 0; k < in.n; k++) acc += in.p[k][i];
     if (add)
       out[i] += acc;
@@ -108,7 +110,7 @@ void launch_add_n(void *stream, const void *const *in, int nin, void *out, int64
     batch.n = nin - first < kMaxAddInputs ? nin - first : kMaxAddInputs;
     for (int k = 0; k < batch.n; k++) batch.p[k] = static_cast<const T *>(in[first + k]);
     add_n_kernel<T><<<blocks_for(n), kThreads, 0, as_stream(stream)>>>(
-        batch, static_cast<T *>(out), n, add || first > 0);
+        batch, static_cast<T *>(out), n, add, !add && first > 0);
   }
 }
 

@@ -67,13 +67,14 @@ __global__ void add_row_kernel(T *out, const T *row, int64_t m, int64_t n) {
     out[i] += row[i % n];
 }
 
-/* One thread per column; the sum is kept in double. */
+/* One thread per column; the sum is kept in double and rounded to T before
+ * it is stored or added, as the CPU's put() does. */
 template <typename T>
-__global__ void column_sums_kernel(const T *in, T *out, int64_t m, int64_t n, bool add) {
+__global__ void column_sums_kernel(const T *in, T *out, int64_t m, int64_t n, int req) {
   for (int64_t j = first_index(); j < n; j += index_step()) {
     double s = 0;
     for (int64_t i = 0; i < m; i++) s += static_cast<double>(in[i * n + j]);
-    out[j] = add ? static_cast<T>(out[j] + s) : static_cast<T>(s);
+    store_req(out, j, req, s);
   }
 }
 
@@ -123,13 +124,12 @@ extern "C" int mxr__gpu_add_row(void *stream, void *out, const void *row, int64_
 extern "C" int mxr__gpu_column_sums(void *stream, const void *in, void *out, int64_t m, int64_t n,
                                     int dtype, int req) {
   if (req == kNull || n == 0) return 0;
-  bool add = req == kAdd;
   if (dtype == MXR_FLOAT32)
     column_sums_kernel<float><<<blocks_for(n), kThreads, 0, as_stream(stream)>>>(
-        static_cast<const float *>(in), static_cast<float *>(out), m, n, add);
+        static_cast<const float *>(in), static_cast<float *>(out), m, n, req);
   else if (dtype == MXR_FLOAT64)
     column_sums_kernel<double><<<blocks_for(n), kThreads, 0, as_stream(stream)>>>(
-        static_cast<const double *>(in), static_cast<double *>(out), m, n, add);
+        static_cast<const double *>(in), static_cast<double *>(out), m, n, req);
   else
     return unsupported("column sums", dtype, req);
   return finish_launch(stream);
