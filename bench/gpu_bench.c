@@ -14,11 +14,26 @@
  *     cuBLAS sgemm of 4096^3 in full FP32 (TFLOP/s).
  *  4. FullyConnected forward of the same size through the executor against
  *     that sgemm.  Target: within 10 %.
+ *  5. With cuDNN: Convolution forward of a ResNet-like layer (batch 32,
+ *     64 -> 64 channels, 56x56, 3x3 kernel, pad 1, float32, no bias)
+ *     through the executor against a direct cudnnConvolutionForward of the
+ *     same geometry, whose algorithm is chosen by the runtime's default
+ *     policy (op/gpu/conv.cu): MXNET_CUDNN_AUTOTUNE_DEFAULT (0 heuristic,
+ *     1 measured within the workspace limit, 2 fastest measured), the op's
+ *     default workspace limit of 1024 MB, FMA math unless TF32 is allowed
+ *     (MXNET_CUDA_ALLOW_TENSOR_CORE and
+ *     MXNET_CUDA_TENSOR_OP_MATH_ALLOW_CONVERSION).  Each timed run is
+ *     CONV_ITERS forwards and one wait.  Target: within 10 %.
  *
  * --check makes a missed target exit 1.
  */
+#include "config.h"
+
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#ifdef MXR_HAVE_CUDNN
+#include <cudnn.h>
+#endif
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +41,7 @@
 #include <time.h>
 
 #include "bench_util.h"
+#include "mxref/config.h"
 #include "mxref/device.h"
 #include "mxref/executor.h"
 #include "mxref/mxref.h"
@@ -102,7 +118,7 @@ static double segment_us_per_op(mxr_engine *eng, mxr_symbol *sym, bool graphs) {
   if (mxr_executor_bind(sym, mxr_gpu(0), 1, &x, NULL, NULL, 0, NULL, &o, &ex)) bench_die("bind");
   int n;
   mxr_ndarray *const *outs;
-  mxr_executor_outputs(ex, &n, &outs);
+  if (mxr_executor_outputs(ex, &n, &outs)) bench_die("outputs");
   double start = 0;
   for (int i = 0; i < ITERS + 2; i++) {
     if (i == 2) start = bench_now_s();
@@ -178,7 +194,7 @@ static double fc_tflops(mxr_engine *eng, int reps) {
   if (mxr_executor_bind(sym, mxr_gpu(0), 2, args, NULL, NULL, 0, NULL, &o, &ex)) bench_die("bind fc");
   int n;
   mxr_ndarray *const *outs;
-  mxr_executor_outputs(ex, &n, &outs);
+  if (mxr_executor_outputs(ex, &n, &outs)) bench_die("outputs");
   double t[MAX_REPS];
   for (int r = 0; r < reps + 1; r++) {
     double t0 = bench_now_s();
@@ -193,6 +209,166 @@ static double fc_tflops(mxr_engine *eng, int reps) {
   if (mxr_engine_wait_for_all(eng)) bench_die("wait");
   return 2.0 * GEMM * (double)GEMM * GEMM / bench_median(t, reps) * 1e-12;
 }
+
+#ifdef MXR_HAVE_CUDNN
+/* The convolution: a ResNet stage-1 3x3 layer (stride 1, so out = in). */
+enum { CONV_N = 32, CONV_C = 64, CONV_F = 64, CONV_HW = 56, CONV_K = 3, CONV_PAD = 1,
+       CONV_ITERS = 10, CONV_WORKSPACE_MB = 1024 /* Convolution's default `workspace` */ };
+
+static double conv_flops(void) {
+  return 2.0 * CONV_N * CONV_F * CONV_HW * CONV_HW * (double)CONV_C * CONV_K * CONV_K;
+}
+
+static void dnn_ok(cudnnStatus_t s, const char *call) {
+  if (s != CUDNN_STATUS_SUCCESS) {
+    fprintf(stderr, "gpu_bench: %s: %s\n", call, cudnnGetErrorString(s));
+    exit(2);
+  }
+}
+
+/* n floats on the device, filled as gpu_array fills. */
+static float *device_filled(size_t n, float fill) {
+  float *host = malloc(n * sizeof *host), *dev;
+  if (!host) bench_die("malloc");
+  for (size_t i = 0; i < n; i++) host[i] = fill + (float)(i % 7) * 0.01f;
+  cuda_ok(cudaMalloc((void **)&dev, n * sizeof *dev), "cudaMalloc");
+  cuda_ok(cudaMemcpy(dev, host, n * sizeof *dev, cudaMemcpyHostToDevice), "cudaMemcpy");
+  free(host);
+  return dev;
+}
+
+/* TFLOP/s of a direct cudnnConvolutionForward of the convolution, with the
+ * algorithm the runtime would choose by default; `algo` describes it. */
+static double cudnn_conv_tflops(int reps, char *algo, size_t algo_size) {
+  const struct mxr_config *cfg = mxr_config_get();
+  const bool tf32 = cfg->cuda_allow_tensor_core && cfg->cuda_tensor_op_math_allow_conversion;
+  const int tune = cfg->cudnn_autotune_default;
+  const size_t limit = (size_t)CONV_WORKSPACE_MB << 20;
+  cudnnHandle_t h;
+  dnn_ok(cudnnCreate(&h), "cudnnCreate");
+  cudnnTensorDescriptor_t xd, yd;
+  cudnnFilterDescriptor_t wd;
+  cudnnConvolutionDescriptor_t cd;
+  dnn_ok(cudnnCreateTensorDescriptor(&xd), "cudnnCreateTensorDescriptor");
+  dnn_ok(cudnnCreateTensorDescriptor(&yd), "cudnnCreateTensorDescriptor");
+  dnn_ok(cudnnCreateFilterDescriptor(&wd), "cudnnCreateFilterDescriptor");
+  dnn_ok(cudnnCreateConvolutionDescriptor(&cd), "cudnnCreateConvolutionDescriptor");
+  dnn_ok(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, CONV_N, CONV_C,
+                                    CONV_HW, CONV_HW),
+         "cudnnSetTensor4dDescriptor");
+  dnn_ok(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, CONV_N, CONV_F,
+                                    CONV_HW, CONV_HW),
+         "cudnnSetTensor4dDescriptor");
+  dnn_ok(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, CONV_F, CONV_C, CONV_K,
+                                    CONV_K),
+         "cudnnSetFilter4dDescriptor");
+  dnn_ok(cudnnSetConvolution2dDescriptor(cd, CONV_PAD, CONV_PAD, 1, 1, 1, 1,
+                                         CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+         "cudnnSetConvolution2dDescriptor");
+  dnn_ok(cudnnSetConvolutionMathType(cd, tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH),
+         "cudnnSetConvolutionMathType");
+  const size_t nx = (size_t)CONV_N * CONV_C * CONV_HW * CONV_HW,
+               ny = (size_t)CONV_N * CONV_F * CONV_HW * CONV_HW,
+               nw = (size_t)CONV_F * CONV_C * CONV_K * CONV_K;
+  float *x = device_filled(nx, 0.5f), *w = device_filled(nw, 0.25f), *y = device_filled(ny, 0);
+
+  /* The policy of op/gpu/conv.cu: cuDNN's heuristic order (tune 0) or its
+   * measurements (1, 2); the first result that succeeded, runs with an
+   * allowed math type and, unless tune is 2, fits the workspace limit. */
+  int max = 0, got = 0;
+  dnn_ok(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &max),
+         "cudnnGetConvolutionForwardAlgorithmMaxCount");
+  cudnnConvolutionFwdAlgoPerf_t *perf = calloc(max > 0 ? (size_t)max : 1, sizeof *perf);
+  if (!perf) bench_die("calloc");
+  if (tune == 0)
+    dnn_ok(cudnnGetConvolutionForwardAlgorithm_v7(h, xd, wd, cd, yd, max, &got, perf),
+           "cudnnGetConvolutionForwardAlgorithm_v7");
+  else
+    dnn_ok(cudnnFindConvolutionForwardAlgorithm(h, xd, wd, cd, yd, max, &got, perf),
+           "cudnnFindConvolutionForwardAlgorithm");
+  int pick = -1;
+  for (int i = 0; i < got && pick < 0; i++)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && (tf32 || perf[i].mathType == CUDNN_FMA_MATH) &&
+        (tune == 2 || perf[i].memory <= limit))
+      pick = i;
+  if (pick < 0) {
+    fprintf(stderr, "gpu_bench: cuDNN offers no forward algorithm for the convolution\n");
+    exit(2);
+  }
+  const cudnnConvolutionFwdAlgo_t fwd = perf[pick].algo;
+  const cudnnMathType_t math = perf[pick].mathType;
+  size_t ws_bytes = perf[pick].memory, exact = 0;
+  free(perf);
+  dnn_ok(cudnnSetConvolutionMathType(cd, math), "cudnnSetConvolutionMathType");
+  dnn_ok(cudnnGetConvolutionForwardWorkspaceSize(h, xd, wd, cd, yd, fwd, &exact),
+         "cudnnGetConvolutionForwardWorkspaceSize");
+  if (exact > ws_bytes) ws_bytes = exact;
+  void *ws = NULL;
+  if (ws_bytes) cuda_ok(cudaMalloc(&ws, ws_bytes), "cudaMalloc");
+  snprintf(algo, algo_size, "algo %d, %s math, tune %d", (int)fwd,
+           math == CUDNN_FMA_MATH ? "FMA" : math == CUDNN_DEFAULT_MATH ? "default" : "tensor op",
+           tune);
+
+  const float one = 1, zero = 0;
+  double t[MAX_REPS];
+  for (int r = 0; r < reps + 1; r++) {
+    double t0 = bench_now_s();
+    for (int i = 0; i < CONV_ITERS; i++)
+      dnn_ok(cudnnConvolutionForward(h, &one, xd, x, wd, w, cd, fwd, ws, ws_bytes, &zero, yd, y),
+             "cudnnConvolutionForward");
+    cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    if (r) t[r - 1] = bench_now_s() - t0;
+  }
+  if (ws) cuda_ok(cudaFree(ws), "cudaFree");
+  cuda_ok(cudaFree(x), "cudaFree");
+  cuda_ok(cudaFree(w), "cudaFree");
+  cuda_ok(cudaFree(y), "cudaFree");
+  dnn_ok(cudnnDestroyConvolutionDescriptor(cd), "cudnnDestroyConvolutionDescriptor");
+  dnn_ok(cudnnDestroyFilterDescriptor(wd), "cudnnDestroyFilterDescriptor");
+  dnn_ok(cudnnDestroyTensorDescriptor(xd), "cudnnDestroyTensorDescriptor");
+  dnn_ok(cudnnDestroyTensorDescriptor(yd), "cudnnDestroyTensorDescriptor");
+  dnn_ok(cudnnDestroy(h), "cudnnDestroy");
+  return conv_flops() * CONV_ITERS / bench_median(t, reps) * 1e-12;
+}
+
+/* TFLOP/s of Convolution (no bias, default cudnn_tune and workspace) of the
+ * same geometry on gpu(0), through the executor as FullyConnected. */
+static double conv_tflops(mxr_engine *eng, int reps) {
+  char kernel[32], pad[32], filters[16];
+  snprintf(kernel, sizeof kernel, "(%d,%d)", CONV_K, CONV_K);
+  snprintf(pad, sizeof pad, "(%d,%d)", CONV_PAD, CONV_PAD);
+  snprintf(filters, sizeof filters, "%d", CONV_F);
+  const char *k[] = {"kernel", "pad", "num_filter", "no_bias"},
+             *v[] = {kernel, pad, filters, "True"};
+  mxr_symbol *data;
+  if (mxr_symbol_variable("data", &data)) bench_die("variable");
+  mxr_symbol *sym = bench_op_symbol("Convolution", 4, k, v, data, "conv");
+  int64_t xshape[] = {CONV_N, CONV_C, CONV_HW, CONV_HW}, wshape[] = {CONV_F, CONV_C, CONV_K, CONV_K};
+  mxr_ndarray *args[2] = {gpu_array(eng, 4, xshape, 0.5f), gpu_array(eng, 4, wshape, 0.25f)};
+  struct mxr_exec_opts o = opts_for(eng, 15, 15, true, false);
+  mxr_executor *ex;
+  if (mxr_executor_bind(sym, mxr_gpu(0), 2, args, NULL, NULL, 0, NULL, &o, &ex))
+    bench_die("bind conv");
+  int n;
+  mxr_ndarray *const *outs;
+  if (mxr_executor_outputs(ex, &n, &outs)) bench_die("outputs");
+  double t[MAX_REPS];
+  for (int r = 0; r < reps + 1; r++) { /* the first run chooses the algorithm */
+    double t0 = bench_now_s();
+    for (int i = 0; i < CONV_ITERS; i++)
+      if (mxr_executor_forward(ex, false)) bench_die("conv");
+    if (mxr_ndarray_wait_to_read(outs[0])) bench_die("conv");
+    if (r) t[r - 1] = bench_now_s() - t0;
+  }
+  mxr_executor_free(ex);
+  mxr_ndarray_free(args[0]);
+  mxr_ndarray_free(args[1]);
+  mxr_symbol_free(sym);
+  mxr_symbol_free(data);
+  if (mxr_engine_wait_for_all(eng)) bench_die("wait");
+  return conv_flops() * CONV_ITERS / bench_median(t, reps) * 1e-12;
+}
+#endif /* MXR_HAVE_CUDNN */
 
 static int verdict(const char *what, double value, double target, bool at_most) {
   bool ok = at_most ? value <= target : value >= target;
@@ -256,6 +432,18 @@ int main(int argc, char **argv) {
   printf("%-48s %10.2f\n", "direct cuBLAS sgemm 4096^3, FP32 (TFLOP/s)", blas);
   printf("%-48s %10.2f\n", "FullyConnected 4096^3 on gpu(0) (TFLOP/s)", fc);
   missed += verdict("FullyConnected / direct sgemm", fc / blas, 0.9, false);
+#ifdef MXR_HAVE_CUDNN
+  char algo[64];
+  double dnn = cudnn_conv_tflops(reps, algo, sizeof algo), conv = conv_tflops(eng, reps);
+  printf("Convolution: batch %d, %d -> %d channels, %dx%d, %dx%d kernel, pad %d, FP32, no bias; "
+         "cuDNN %s\n",
+         CONV_N, CONV_C, CONV_F, CONV_HW, CONV_HW, CONV_K, CONV_K, CONV_PAD, algo);
+  printf("%-48s %10.2f\n", "direct cudnnConvolutionForward (TFLOP/s)", dnn);
+  printf("%-48s %10.2f\n", "Convolution forward on gpu(0) (TFLOP/s)", conv);
+  missed += verdict("Convolution / direct cuDNN forward", conv / dnn, 0.9, false);
+#else
+  printf("Convolution: this build has no cuDNN, not measured\n");
+#endif
   printf("%d of the targets missed\n", missed);
   mxr_engine_shutdown_default();
   return check && missed ? 1 : 0;

@@ -56,7 +56,14 @@ struct mxr_storage_pool_stats {
 
 /* Statistics of gpu(id)'s pool; all zero before its first allocation.
  * MXR_ENODEV for a context without a pool (not a usable GPU). */
+#ifdef __cplusplus /* C++'s -Wshadow: the function hides the struct of the same name */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+#endif
 int mxr_storage_pool_stats(struct mxr_context ctx, struct mxr_storage_pool_stats *out);
+#ifdef __cplusplus
+#pragma GCC diagnostic pop
+#endif
 
 /* Give the cached blocks of ctx's pool back to the device (MXNet's
  * MXStorageEmptyCache).  A no-op for host contexts and for a GPU that has

@@ -2,7 +2,8 @@
  * Internal: a library of the CUDA toolkit loaded on first use (cuBLAS,
  * cuDNN: device/cublas_api.cu, device/cudnn_api.cu), so that processes that
  * never need it do not pay for loading it.  Include only from .cu files,
- * after config.h (MXR_CUDA_LIBDIR).
+ * after config.h (MXR_CUDA_LIBDIR, and MXR_CUDNN_LIBDIR with
+ * --with-cudnn=DIR).
  *
  *   mxr_dl::Library lib("cuBLAS", "libcublas.so.12");
  *   ok = lib.open() && lib.resolve("cublasCreate_v2", &api.create) && ...;
@@ -16,6 +17,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 
 #include <dlfcn.h>
 
@@ -28,12 +30,20 @@ class Library {
  public:
   char failure[512] = ""; /* why open() or resolve() failed */
 
-  /* `what` names the library in messages; `soname` is looked up as the
-   * dynamic linker does (LD_LIBRARY_PATH, the ld.so cache), then in the
-   * toolkit's library directory that configure found. */
+  /* `what` names the library in messages; `soname` is looked up first in
+   * the directory configure was given for it (libcudnn*: --with-cudnn=DIR),
+   * then as the dynamic linker does (LD_LIBRARY_PATH, the ld.so cache),
+   * then in the toolkit's library directory that configure found. */
   Library(const char *what, const char *soname) : what_(what), soname_(soname) {}
 
   bool open() {
+    char configured[512] = "";
+    const char *dir = configured_dir(soname_);
+    if (dir) {
+      std::snprintf(configured, sizeof configured, "%s/%s", dir, soname_);
+      handle_ = dlopen(configured, RTLD_NOW | RTLD_LOCAL);
+      if (handle_) return true;
+    }
     handle_ = dlopen(soname_, RTLD_NOW | RTLD_LOCAL);
     if (handle_) return true;
     char in_toolkit[512];
@@ -41,8 +51,8 @@ class Library {
     handle_ = dlopen(in_toolkit, RTLD_NOW | RTLD_LOCAL);
     if (handle_) return true;
     const char *why = dlerror();
-    fail("%s could not be loaded (%s, nor %s): %s", what_, soname_, in_toolkit,
-         why ? why : "unknown error");
+    fail("%s could not be loaded (%s%s%s, nor %s): %s", what_, configured, dir ? ", " : "",
+         soname_, in_toolkit, why ? why : "unknown error");
     return false;
   }
 
@@ -68,6 +78,15 @@ class Library {
   const char *soname() const { return soname_; }
 
  private:
+  /* The library directory configure was given for this library, if any. */
+  static const char *configured_dir(const char *soname) {
+#ifdef MXR_CUDNN_LIBDIR
+    if (std::strncmp(soname, "libcudnn", 8) == 0) return MXR_CUDNN_LIBDIR;
+#endif
+    (void)soname;
+    return nullptr;
+  }
+
   const char *what_, *soname_;
   void *handle_ = nullptr;
 };

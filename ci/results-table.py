@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Print the README's results table from two `mxcts run` results files.
+
+usage: ci/results-table.py REF_RESULTS.json MXNET_RESULTS.json
+
+Each row is one assertion (suite/id, in the order of the first file), with
+its verdict against each implementation; an ordering also gives its wins of
+the rounds and the median ratio slower/faster (over several config pairs,
+the weakest pair, written ">=").  The files are what `make check` and
+`make check-mxnet` leave in harness/tests/conformance.out/ and
+harness/tests/conformance-mxnet.out/ of the build directory.
+"""
+import json
+import sys
+
+VERDICT_WORDS = {"xfail": "expected fail", "xpass": "unexpected pass"}
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"results-table: {path}: {e}")
+    if "suites" not in doc:
+        sys.exit(f"results-table: {path}: not an mxcts results file (no \"suites\")")
+    return {a["name"]: a for s in doc["suites"] for a in s.get("assertions", [])}
+
+
+def ordering_figures(a):
+    pairs = (a.get("diag") or {}).get("pairs") or []
+    pairs = [p for p in pairs if "wins" in p and p.get("ratio_median") is not None]
+    if not pairs:
+        return ""
+    if len(pairs) == 1:
+        p = pairs[0]
+        return f", {p['wins']}/{p['rounds']} wins, ratio {p['ratio_median']:.2f}"
+    wins = min(p["wins"] for p in pairs)
+    rounds = pairs[0]["rounds"]
+    ratio = min(p["ratio_median"] for p in pairs)
+    return f", {len(pairs)} pairs, >= {wins}/{rounds} wins, ratio >= {ratio:.2f}"
+
+
+def cell(a):
+    if a is None:
+        return "not run"
+    verdict = VERDICT_WORDS.get(a["verdict"], a["verdict"])
+    if a.get("flaky"):
+        verdict += " (flaky)"
+    if a["type"] == "ordering" and a["verdict"] != "skip":
+        verdict += ordering_figures(a)
+    return verdict
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.exit(__doc__.strip().splitlines()[2])
+    ref, mx = load(argv[1]), load(argv[2])
+    print("| assertion | libmxref | MXNet 1.9.1 |")
+    print("|---|---|---|")
+    for name in list(ref) + [n for n in mx if n not in ref]:
+        print(f"| `{name}` | {cell(ref.get(name))} | {cell(mx.get(name))} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
