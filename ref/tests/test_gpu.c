@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include "mxref/executor.h"
 #include "mxref/imperative.h"
 #include "mxref/mxref.h"
+#include "mxref/profiler.h"
 #include "mxref/symbol.h"
 #include "symbol_util.h"
 
@@ -455,6 +457,67 @@ START_TEST(gpu_cuda_graph_replays_segment) {
   ck_assert_int_eq(mxr_engine_free(eng), 0);
 }
 END_TEST
+
+/* B events of `name` in the trace at `path`, checking their category. */
+static int span_events(const char *path, const char *name) {
+  json_error_t err;
+  json_t *root = json_load_file(path, 0, &err);
+  ck_assert_msg(root != NULL, "%s: %s", path, err.text);
+  int n = 0;
+  size_t i;
+  json_t *ev;
+  json_array_foreach(json_object_get(root, "traceEvents"), i, ev) {
+    const char *evname = json_string_value(json_object_get(ev, "name"));
+    const char *ph = json_string_value(json_object_get(ev, "ph"));
+    if (!evname || !ph || strcmp(evname, name) != 0 || strcmp(ph, "B") != 0) continue;
+    ck_assert_str_eq(json_string_value(json_object_get(ev, "cat")), "cuda_graph");
+    n++;
+  }
+  json_decref(root);
+  return n;
+}
+
+/* With one GPU worker a segment's three runs are plain, captured, replayed,
+ * and the profiler shows the last two as spans (what gpu-cuda-graphs reads). */
+START_TEST(gpu_cuda_graph_spans_in_trace) {
+  struct mxr_engine_opts eo;
+  ck_assert_int_eq(mxr_engine_opts_from_config(&eo), 0);
+  eo.type = MXR_ENGINE_THREADED_PER_DEVICE;
+  eo.gpu_worker_nthreads = 1;
+  mxr_engine *eng = NULL;
+  ck_assert_msg(mxr_engine_create(&eo, &eng) == 0, "%s", mxr_last_error());
+  ck_assert_int_eq(mxr_profiler_attach_engine(eng), 0);
+  char dir[] = "/tmp/mxr-gpu-trace-XXXXXX", path[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/profile.json", dir);
+  const char *keys[] = {"profile_symbolic", "filename"}, *vals[] = {"True", path};
+  ck_assert_int_eq(mxr_profiler_set_config(2, keys, vals), 0);
+  enum { LEN = 10 };
+  const int64_t shape[] = {LEN};
+  mxr_ndarray *X;
+  ck_assert_int_eq(mxr_ndarray_create(eng, shape, 1, mxr_gpu(0), MXR_FLOAT32, 0, &X), 0);
+  mxr_symbol *sym = tu_flip_chain(20);
+  struct mxr_exec_opts o = {.engine = eng, .bulk_inference = true, .cuda_graphs = true};
+  mxr_executor *ex;
+  ck_assert_msg(mxr_executor_bind(sym, mxr_gpu(0), 1, &X, NULL, NULL, 0, NULL, &o, &ex) == 0, "%s",
+                mxr_last_error());
+  ck_assert_int_eq(mxr_profiler_set_state(MXR_PROFILER_RUNNING), 0);
+  for (int r = 0; r < 3; r++)
+    ck_assert_msg(mxr_executor_forward(ex, false) == 0, "%s", mxr_last_error());
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+  ck_assert_int_eq(mxr_profiler_set_state(MXR_PROFILER_STOPPED), 0);
+  ck_assert_int_eq(mxr_profiler_dump(1), 0);
+  ck_assert_int_eq(span_events(path, MXR_PROFILER_CUDA_GRAPH_CAPTURE), 1);
+  ck_assert_int_eq(span_events(path, MXR_PROFILER_CUDA_GRAPH_LAUNCH), 1);
+  remove(path);
+  remove(dir);
+  mxr_executor_free(ex);
+  mxr_symbol_free(sym);
+  mxr_ndarray_free(X);
+  ck_assert_int_eq(mxr_profiler_detach_engine(eng), 0);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
 #endif
 
 static Suite *gpu_suite(void) {
@@ -471,6 +534,7 @@ static Suite *gpu_suite(void) {
   tcase_add_test(tc, gpu_executor_flip_chain);
 #ifdef MXR_HAVE_CUDA
   tcase_add_test(tc, gpu_cuda_graph_replays_segment);
+  tcase_add_test(tc, gpu_cuda_graph_spans_in_trace);
 #endif
   suite_add_tcase(s, tc);
   return s;
