@@ -333,10 +333,14 @@ int describe(const struct mxr_run_ctx *run, const struct mxr__gpu_bn *bn, BnDesc
 }
 
 /* Device scratch of `slots` per-channel arrays; with fix_gamma the first
- * one is filled with ones (cuDNN's gamma). */
+ * one is filled with ones (cuDNN's gamma).  Each slot starts on a 256-byte
+ * boundary, as a separate cudaMalloc would: cuDNN may load its parameter
+ * arrays vectorised, and c * 4 bytes alone would misalign the second slot. */
 int channel_scratch(const struct mxr_run_ctx *run, const struct mxr__gpu_bn *bn, int slots,
                     char **base, size_t *slot_bytes) {
-  *slot_bytes = static_cast<size_t>(bn->c) * mxr_dtype_size(bn->dtype);
+  constexpr size_t kSlotAlign = 256;
+  *slot_bytes = (static_cast<size_t>(bn->c) * mxr_dtype_size(bn->dtype) + kSlotAlign - 1) /
+                kSlotAlign * kSlotAlign;
   void *p;
   int st = mxr__cuda_scratch(run, *slot_bytes * static_cast<size_t>(slots), &p);
   if (st) return st;
