@@ -515,7 +515,9 @@ struct mock_driver {
   atomic_int starts[8];   /* by enum mxr_pool_kind */
   atomic_int stops;
   atomic_int finishes;
-  bool fail_start;
+  atomic_int op_starts;   /* op_start calls (naive engine) */
+  int last_start_dev;     /* the device op_start was last given */
+  bool fail_start, fail_op_start;
   int streams_seen;
 };
 
@@ -545,6 +547,14 @@ static int mock_finish(void *u, struct mxr_run_ctx *rctx) {
   return 0;
 }
 
+static int mock_op_start(void *u, struct mxr_run_ctx *rctx) {
+  struct mock_driver *m = u;
+  if (m->fail_op_start) return mxr_set_error(MXR_ECUDA, "mock: cannot select gpu(%d)", rctx->ctx.dev_id);
+  atomic_fetch_add(&m->op_starts, 1);
+  m->last_start_dev = rctx->ctx.dev_id;
+  return 0;
+}
+
 static int record_stream(const struct mxr_run_ctx *rctx, void *p) {
   *(uintptr_t *)p = (uintptr_t)rctx->stream;
   return 0;
@@ -552,7 +562,7 @@ static int record_stream(const struct mxr_run_ctx *rctx, void *p) {
 
 START_TEST(test_per_device_pools_and_gpu_driver) {
   struct mock_driver m = {0};
-  struct mxr_device_driver drv = {&m, mock_count, mock_start, mock_stop, mock_finish};
+  struct mxr_device_driver drv = {&m, mock_count, mock_start, mock_stop, mock_finish, NULL};
   struct mxr_engine_opts o = tu_opts(MXR_ENGINE_THREADED_PER_DEVICE, 2);
   o.gpu_worker_nthreads = 2;
   o.gpu_copy_nthreads = 1;
@@ -588,7 +598,7 @@ END_TEST
 START_TEST(test_driver_start_failure_fails_push) {
   struct mock_driver m = {0};
   m.fail_start = true;
-  struct mxr_device_driver drv = {&m, mock_count, mock_start, mock_stop, mock_finish};
+  struct mxr_device_driver drv = {&m, mock_count, mock_start, mock_stop, mock_finish, NULL};
   struct mxr_engine_opts o = tu_opts(MXR_ENGINE_THREADED_PER_DEVICE, 1);
   o.gpu_driver = &drv;
   mxr_engine *eng;
@@ -598,6 +608,39 @@ START_TEST(test_driver_start_failure_fails_push) {
   ck_assert_int_eq(st, MXR_ECUDA);
   ck_assert_ptr_nonnull(strstr(mxr_last_error(), "mock: no stream for gpu(0)"));
   ck_assert_int_eq(atomic_load(&freed_params), 1);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+/* NaiveEngine runs a GPU op on the pushing thread: op_start selects its
+ * device before the function (a worker did that once, at start), op_finish
+ * completes it; a failing op_start fails the op without running it.  CPU
+ * ops see neither. */
+START_TEST(test_naive_engine_starts_each_gpu_op) {
+  struct mock_driver m = {0};
+  struct mxr_device_driver drv = {&m, mock_count, mock_start, mock_stop, mock_finish,
+                                  mock_op_start};
+  struct mxr_engine_opts o = tu_opts(MXR_ENGINE_NAIVE, 1);
+  o.gpu_driver = &drv;
+  mxr_engine *eng;
+  ck_assert_int_eq(mxr_engine_create(&o, &eng), 0);
+  uintptr_t seen = 0;
+  ck_assert_int_eq(mxr_engine_push_sync(eng, record_stream, &seen, NULL, mxr_gpu(1), NULL, 0, NULL, 0, "g"), 0);
+  ck_assert_uint_eq(seen, 0x1001);
+  ck_assert_int_eq(atomic_load(&m.op_starts), 1);
+  ck_assert_int_eq(m.last_start_dev, 1);
+  ck_assert_int_eq(atomic_load(&m.finishes), 1);
+  ck_assert_int_eq(mxr_engine_push_sync(eng, record_stream, &seen, NULL, mxr_gpu(0), NULL, 0, NULL, 0, "g"), 0);
+  ck_assert_int_eq(m.last_start_dev, 0);
+  ck_assert_int_eq(mxr_engine_push_sync(eng, noop, NULL, NULL, mxr_cpu(0), NULL, 0, NULL, 0, "c"), 0);
+  ck_assert_int_eq(atomic_load(&m.op_starts), 2);
+  m.fail_op_start = true;
+  seen = 0;
+  int st = mxr_engine_push_sync(eng, record_stream, &seen, NULL, mxr_gpu(1), NULL, 0, NULL, 0, "g");
+  ck_assert_int_eq(st, MXR_ECUDA);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "mock: cannot select gpu(1)"));
+  ck_assert_uint_eq(seen, 0); /* not run */
+  ck_assert_int_eq(atomic_load(&m.finishes), 2);
   ck_assert_int_eq(mxr_engine_free(eng), 0);
 }
 END_TEST
@@ -690,6 +733,7 @@ static Suite *engine_suite(void) {
   tcase_add_test(one, test_priority_pool_runs_higher_priority_first);
   tcase_add_test(one, test_per_device_pools_and_gpu_driver);
   tcase_add_test(one, test_driver_start_failure_fails_push);
+  tcase_add_test(one, test_naive_engine_starts_each_gpu_op);
   tcase_add_test(one, test_default_engine_follows_config);
   suite_add_tcase(s, one);
   return s;

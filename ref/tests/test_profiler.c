@@ -512,7 +512,7 @@ static int one_gpu(void *u) {
 START_TEST(test_gpu_op_pid) {
   int gpu_pid = mxr_profiler_device_pid(mxr_gpu(0));
   if (gpu_pid < 0) return; /* a build without CUDA: nothing to check */
-  struct mxr_device_driver drv = {NULL, one_gpu, NULL, NULL, NULL};
+  struct mxr_device_driver drv = {NULL, one_gpu, NULL, NULL, NULL, NULL};
   struct mxr_engine_opts o = tu_opts(MXR_ENGINE_THREADED_PER_DEVICE, 1);
   o.gpu_driver = &drv;
   mxr_engine *eng;

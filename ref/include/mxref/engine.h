@@ -126,6 +126,10 @@ struct mxr_device_driver {
   /* Called after each sync op's function returned 0 on a GPU worker, e.g.
    * to wait for the op's kernels; a failure becomes the op's error. */
   int (*op_finish)(void *user, struct mxr_run_ctx *rctx);
+  /* Called before each GPU op that runs outside a worker (NaiveEngine runs
+   * them on the pushing thread), e.g. to make the op's device current on
+   * that thread; a failure becomes the op's error and the op does not run. */
+  int (*op_start)(void *user, struct mxr_run_ctx *rctx);
 };
 
 /* Profiling categories an op is pushed under, with MXNet's numbering

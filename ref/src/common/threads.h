@@ -31,6 +31,8 @@ void mxr__pthread_fatal(const char *call, int rc, const char *file, int line)
 /* Initialise a mutex / condition variable; return 0 or MXR_ESYS with the
  * last error set.  `what` names the owner for the message. */
 int mxr__mutex_init(pthread_mutex_t *m, const char *what);
+/* The same for a mutex its holder may lock again (PTHREAD_MUTEX_RECURSIVE). */
+int mxr__mutex_init_recursive(pthread_mutex_t *m, const char *what);
 int mxr__cond_init(pthread_cond_t *c, const char *what);
 
 /* A CPU hint for spin loops. */

@@ -142,8 +142,15 @@ int op_finish(void *, struct mxr_run_ctx *rctx) {
   return 0;
 }
 
+/* A naive-engine op runs on whichever thread pushed it: make its device
+ * current there (a worker set its device once, at start). */
+int op_start(void *, struct mxr_run_ctx *rctx) {
+  MXR_CUDA_CALL(cudaSetDevice(rctx->ctx.dev_id));
+  return 0;
+}
+
 const struct mxr_device_driver cuda_driver = {
-    nullptr, device_count, worker_start, worker_stop, op_finish,
+    nullptr, device_count, worker_start, worker_stop, op_finish, op_start,
 };
 
 /* A cuBLAS handle on `stream` (NULL: the legacy default stream) with the

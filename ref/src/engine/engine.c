@@ -105,6 +105,7 @@ static int init_locks(mxr_engine *eng) {
   if (!st) st = mxr__mutex_init(&eng->pools_mu, "engine pools");
   if (!st) st = mxr__mutex_init(&eng->errors_mu, "engine errors");
   if (!st) st = mxr__mutex_init(&eng->vars_mu, "engine vars");
+  if (!st) st = mxr__mutex_init_recursive(&eng->naive_gpu_mu, "naive engine GPU ops");
   return st; /* a failure here leaks a few bytes of pthread state at most */
 }
 
@@ -164,6 +165,7 @@ int mxr_engine_free(mxr_engine *eng) {
   mxr_mutex_destroy(&eng->pools_mu);
   mxr_mutex_destroy(&eng->errors_mu);
   mxr_mutex_destroy(&eng->vars_mu);
+  mxr_mutex_destroy(&eng->naive_gpu_mu);
   free(eng);
   if (st) mxr_set_error(st, "%s", msg);
   return st;
@@ -598,6 +600,23 @@ static int naive_run_async(const struct mxr_push *r, const struct mxr_run_ctx *r
   return 0;
 }
 
+/* Run the op's function on this thread.  A GPU op holds naive_gpu_mu and
+ * gets its device made current first (any thread may push it). */
+static int naive_run(mxr_engine *eng, const struct mxr_push *r, struct mxr_run_ctx *rctx) {
+  const struct mxr_device_driver *drv = eng->opts.gpu_driver;
+  const bool gpu = r->ctx.dev_type == MXR_DEV_GPU && drv;
+  if (gpu) mxr_mutex_lock(&eng->naive_gpu_mu);
+  int st = gpu && drv->op_start ? drv->op_start(drv->user, rctx) : 0;
+  if (st == 0 && r->async_fn) {
+    st = naive_run_async(r, rctx);
+  } else if (st == 0) {
+    st = r->sync_fn(rctx, r->param);
+    if (st == 0 && gpu && drv->op_finish) st = drv->op_finish(drv->user, rctx);
+  }
+  if (gpu) mxr_mutex_unlock(&eng->naive_gpu_mu);
+  return st;
+}
+
 /* NaiveEngine: everything runs now, on this thread. */
 static int naive_push(mxr_engine *eng, const struct mxr_push *r) {
   struct mxr_run_ctx rctx;
@@ -613,14 +632,7 @@ static int naive_push(mxr_engine *eng, const struct mxr_push *r) {
   uint64_t cookie = 0;
   bool hooked = atomic_load_explicit(&eng->has_hooks, memory_order_acquire);
   if (hooked && eng->hooks.op_begin) cookie = eng->hooks.op_begin(eng->hooks.user, &ev);
-  if (r->async_fn) {
-    st = naive_run_async(r, &rctx);
-  } else {
-    st = r->sync_fn(&rctx, r->param);
-    const struct mxr_device_driver *drv = eng->opts.gpu_driver;
-    if (st == 0 && r->ctx.dev_type == MXR_DEV_GPU && drv && drv->op_finish)
-      st = drv->op_finish(drv->user, &rctx);
-  }
+  st = naive_run(eng, r, &rctx);
   if (hooked && eng->hooks.op_end) eng->hooks.op_end(eng->hooks.user, &ev, cookie);
   if (st) {
     char msg[MXR_ERROR_MAX];

@@ -164,6 +164,10 @@ struct mxr_engine {
   _Atomic(struct pool *) shared_io_pool;
   struct mxr_run_ctx naive_gpu_rctx[MXR_MAX_DEVICES]; /* naive engine: GPU streams */
   bool naive_gpu_started[MXR_MAX_DEVICES];
+  /* Held (recursively) while the naive engine runs a GPU op: the device's
+   * streams, library handles and scratch in naive_gpu_rctx serve one op at
+   * a time, whichever thread pushed it. */
+  pthread_mutex_t naive_gpu_mu;
 
   pthread_mutex_t errors_mu;   /* errors raised and not yet surfaced by wait-for-all */
   struct eng_error **errors;
