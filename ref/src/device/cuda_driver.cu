@@ -22,6 +22,7 @@
  */
 #include "config.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 
@@ -79,7 +80,10 @@ struct WorkerStreams {
   cudnnHandle_t dnn;    /* likewise */
 #endif
   Scratch scratch;      /* mxr__cuda_scratch's; empty until asked */
+  uint64_t serial;      /* mxr__cuda_worker_serial's */
 };
+
+std::atomic<uint64_t> last_worker_serial{0};
 
 int device_count(void *) { return mxr_gpu_count(); }
 
@@ -117,6 +121,7 @@ int worker_start(void *, struct mxr_context ctx, enum mxr_pool_kind kind, int ns
     destroy_streams(w);
     return st;
   }
+  w->serial = last_worker_serial.fetch_add(1, std::memory_order_relaxed) + 1;
   rctx->stream = w->main;
   rctx->aux_stream = w->aux;
   rctx->driver_data = w;
@@ -279,6 +284,11 @@ int grow_scratch(int dev, cudaStream_t stream, size_t bytes, Scratch *s) {
 }  // namespace
 
 extern "C" const struct mxr_device_driver *mxr__cuda_driver(void) { return &cuda_driver; }
+
+extern "C" uint64_t mxr__cuda_worker_serial(const struct mxr_run_ctx *run) {
+  const WorkerStreams *w = run ? static_cast<const WorkerStreams *>(run->driver_data) : nullptr;
+  return w ? w->serial : 0;
+}
 
 extern "C" bool mxr__gpu_tf32_allowed(void) {
   const struct mxr_config *c = mxr_config_get();

@@ -7,6 +7,7 @@
 
 #include "device/cuda_check.h"
 #include "device/cuda_graph.h"
+#include "device/cuda_worker.h"
 #include "mxref/engine.h"
 #include "mxref/error.h"
 
@@ -21,8 +22,10 @@ void destroy_slots(mxr_cuda_graph *g) {
   }
 }
 
-/* The slot of `worker`, taking a free one; NULL when all are taken. */
-mxr_cuda_graph_slot *slot_of(mxr_cuda_graph *g, const void *worker) {
+/* The slot of `worker` (a serial, not the worker state's address: a new
+ * worker may get a stopped one's address, and must not replay its graph),
+ * taking a free one; NULL when all are taken. */
+mxr_cuda_graph_slot *slot_of(mxr_cuda_graph *g, uint64_t worker) {
   for (mxr_cuda_graph_slot &s : g->slot)
     if (s.worker == worker) return &s;
   for (mxr_cuda_graph_slot &s : g->slot)
@@ -71,7 +74,8 @@ extern "C" int mxr__cuda_graph_run(mxr_cuda_graph *g, uint64_t epoch, const mxr_
     destroy_slots(g);
     g->epoch = epoch;
   }
-  mxr_cuda_graph_slot *s = g->unusable || !stream ? nullptr : slot_of(g, rctx->driver_data);
+  uint64_t worker = mxr__cuda_worker_serial(rctx);
+  mxr_cuda_graph_slot *s = g->unusable || !stream || !worker ? nullptr : slot_of(g, worker);
   if (!s) return body(rctx, arg);
   if (s->exec) {
     MXR_CUDA_CALL(cudaGraphLaunch(static_cast<cudaGraphExec_t>(s->exec), stream));

@@ -33,7 +33,7 @@ struct mxr_run_ctx;
 #define MXR_CUDA_GRAPH_WORKERS 4
 
 struct mxr_cuda_graph_slot {
-  const void *worker; /* the worker's driver state (mxr_run_ctx.driver_data) */
+  uint64_t worker;    /* the worker's serial (mxr__cuda_worker_serial); 0: free */
   void *exec;         /* cudaGraphExec_t, once captured */
   int plain_runs;     /* runs made without a graph in this epoch */
 };

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,6 +48,11 @@ int mxr__cuda_dnn_handle(const struct mxr_run_ctx *run, void **handle);
  * everything it needs, and carves it.  bytes 0 gives NULL or the current
  * buffer.  Returns 0, or MXR_ENOMEM / MXR_ECUDA with the last error set. */
 int mxr__cuda_scratch(const struct mxr_run_ctx *run, size_t bytes, void **ptr);
+
+/* A number naming the GPU worker state of `run` for the life of the
+ * process (never reused, unlike the state's address once a worker stops);
+ * 0 for a run without one. */
+uint64_t mxr__cuda_worker_serial(const struct mxr_run_ctx *run);
 
 /* Whether float32 matrix products (cuBLAS) and convolutions (cuDNN) may run
  * as TF32 on Tensor Cores: only when
