@@ -10,9 +10,15 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/op/cpu/elemwise.c \
 	ref/src/op/cpu/tensor.c \
 	ref/src/op/cpu/tensor_2.c \
+	ref/src/op/cpu/transpose.c \
 	ref/src/op/cpu/tensor_common.h \
 	ref/src/op/cpu/nn.c \
+	ref/src/op/cpu/dropout.c \
+	ref/src/op/cpu/batchnorm.c \
+	ref/src/op/cpu/nn_common.h \
 	ref/src/op/cpu/conv.c \
+	ref/src/op/cpu/pooling.c \
+	ref/src/op/cpu/conv_common.h \
 	ref/src/op/cpu/optimizer.c
 
 mxrefinclude_HEADERS += ref/include/mxref/op.h

@@ -218,12 +218,16 @@ struct mxr_op {
   bool draws_random;
 };
 
-/* Each kernel file exports one NULL-terminated group; registry.c lists them. */
+/* Each op family exports one NULL-terminated group; registry.c lists them
+ * (tensor_2.c and transpose.c define ops that tensor.c's group lists). */
 extern const struct mxr_op *const mxr__ops_basic[];       /* cpu/basic.c */
 extern const struct mxr_op *const mxr__ops_elemwise[];    /* cpu/elemwise.c */
 extern const struct mxr_op *const mxr__ops_tensor[];      /* cpu/tensor.c */
 extern const struct mxr_op *const mxr__ops_nn[];          /* cpu/nn.c */
+extern const struct mxr_op *const mxr__ops_dropout[];     /* cpu/dropout.c */
+extern const struct mxr_op *const mxr__ops_batchnorm[];   /* cpu/batchnorm.c */
 extern const struct mxr_op *const mxr__ops_conv[];        /* cpu/conv.c */
+extern const struct mxr_op *const mxr__ops_pooling[];     /* cpu/pooling.c */
 extern const struct mxr_op *const mxr__ops_optimizer[];   /* cpu/optimizer.c */
 
 /* The parsed params struct inside a params object (what kernels get). */

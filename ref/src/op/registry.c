@@ -14,7 +14,8 @@
 
 static const struct mxr_op *const *const groups[] = {
     mxr__ops_basic, mxr__ops_elemwise, mxr__ops_tensor,
-    mxr__ops_nn,    mxr__ops_conv,     mxr__ops_optimizer,
+    mxr__ops_nn,    mxr__ops_dropout,  mxr__ops_batchnorm,
+    mxr__ops_conv,  mxr__ops_pooling,  mxr__ops_optimizer,
 };
 
 struct name_entry {

@@ -1,7 +1,8 @@
 /*
- * Private to the 'tensor' group (cpu/tensor.c, cpu/tensor_2.c): element
- * access and movement helpers shared by the kernels, and the ops that
- * tensor_2.c defines for tensor.c's group array.
+ * Private to the 'tensor' group (cpu/tensor.c, cpu/tensor_2.c,
+ * cpu/transpose.c): element access and movement helpers shared by the
+ * kernels, and the ops that tensor_2.c and transpose.c define for
+ * tensor.c's group array.
  */
 #ifndef MXR_OP_CPU_TENSOR_COMMON_H
 #define MXR_OP_CPU_TENSOR_COMMON_H
@@ -138,5 +139,8 @@ static inline void row_major_strides(const struct mxr_shape *s, int64_t *stride)
 /* The ops tensor_2.c defines; tensor.c lists them in the group. */
 extern const struct mxr_op mxr__op_concat, mxr__op_backward_concat, mxr__op_softmax,
     mxr__op_backward_softmax, mxr__op_log_softmax, mxr__op_backward_log_softmax;
+
+/* The ops transpose.c defines; tensor.c lists them in the group. */
+extern const struct mxr_op mxr__op_transpose, mxr__op_backward_transpose;
 
 #endif /* MXR_OP_CPU_TENSOR_COMMON_H */

@@ -38,7 +38,7 @@
  * unit height (kernel 1, stride 1, dilation 1, pad 0 there).  Groups are
  * cuDNN's group count: the filter is (f, c / groups, k...).
  *
- * Pooling.  The kernels compute the CPU op's definition (conv.c) element
+ * Pooling.  The kernels compute the CPU op's definition (pooling.c) element
  * for element, arithmetic included: every mode (max, avg with or without
  * the padding counted, sum, Lp), every convention (valid, full, same),
  * global pooling, channel-last layouts; max's gradient goes to the first
@@ -605,7 +605,7 @@ __device__ inline double lowest<double>() {
   return -DBL_MAX;
 }
 
-/* The window of output position o, exactly as conv.c's pool_window: bounds
+/* The window of output position o, exactly as pooling.c's pool_window: bounds
  * [lo, hi) clipped to the input, and the divisor (1 unless averaging). */
 struct Window {
   int64_t lo[3], hi[3];

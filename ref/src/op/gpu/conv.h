@@ -1,11 +1,11 @@
 /*
  * Internal: GPU launchers of Convolution and Pooling and their gradients
  * (op/gpu/conv.cu; C linkage), called by the GPU forwards in op/cpu/conv.c
- * after they validated exactly as the CPU forwards do.  The terms of
- * launch.h hold: device pointers, work queued on `run`'s stream (run NULL
- * or without a worker: the legacy default stream, waited for before
- * returning), req is enum mxr_req, 0 or a negative status with the last
- * error set.
+ * and op/cpu/pooling.c after they validated exactly as the CPU forwards
+ * do.  The terms of launch.h hold: device pointers, work queued on `run`'s
+ * stream (run NULL or without a worker: the legacy default stream, waited
+ * for before returning), req is enum mxr_req, 0 or a negative status with
+ * the last error set.
  *
  * Convolution runs through cuDNN only, so it has a GPU forward only in
  * builds with cuDNN: MXR_CUDNN_GPU_FORWARD(fn).  Pooling has plain CUDA

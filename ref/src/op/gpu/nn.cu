@@ -1,9 +1,10 @@
 /*
  * CUDA kernels of SoftmaxOutput, the regression outputs and Dropout
- * (nn.h).  Each follows its CPU kernel in op/cpu/nn.c element for element:
- * the same formula in double, the same order of sums within a row, the
- * same random draws.  Sizes here are those of losses (a row per example),
- * so the kernels favour plainness: one thread per row or per element.
+ * (nn.h).  Each follows its CPU kernel (op/cpu/nn.c, op/cpu/dropout.c)
+ * element for element: the same formula in double, the same order of sums
+ * within a row, the same random draws.  Sizes here are those of losses (a
+ * row per example), so the kernels favour plainness: one thread per row or
+ * per element.
  */
 #include "config.h"
 

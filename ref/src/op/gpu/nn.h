@@ -1,6 +1,6 @@
 /*
- * Internal: CUDA launchers of the loss and Dropout ops of op/cpu/nn.c
- * (SoftmaxOutput, the regression outputs, Dropout), defined in
+ * Internal: CUDA launchers of the loss ops of op/cpu/nn.c (SoftmaxOutput,
+ * the regression outputs) and of Dropout (op/cpu/dropout.c), defined in
  * op/gpu/nn.cu with C linkage.  Conventions as in launch.h: device
  * pointers, work queued on `stream` (NULL: the legacy default stream,
  * waited for), float32 or float64 (`dtype`), computed in double and stored

@@ -1,18 +1,19 @@
 /*
  * Internal: GPU launchers of BatchNorm and its gradient (op/gpu/norm.cu; C
- * linkage), called by the GPU forwards in op/cpu/nn.c after they validated
- * as the CPU forwards do.  The terms of launch.h hold: device pointers,
- * work queued on `run`'s stream (run NULL or without a worker: the legacy
- * default stream, waited for before returning), req is enum mxr_req, 0 or
- * a negative status with the last error set.
+ * linkage), called by the GPU forwards in op/cpu/batchnorm.c after they
+ * validated as the CPU forwards do.  The terms of launch.h hold: device
+ * pointers, work queued on `run`'s stream (run NULL or without a worker:
+ * the legacy default stream, waited for before returning), req is enum
+ * mxr_req, 0 or a negative status with the last error set.
  *
- * The launchers compute the CPU op's definition (nn.c): the "var" output is
- * the inverse standard deviation 1 / sqrt(var + eps) with the biased batch
- * variance, and the moving averages are updated by the backward pass, in
- * training mode, with the biased variance recovered from it.  cuDNN's
- * spatial batch norm runs the cases where it computes that definition
- * (norm.cu says which); per-channel kernels run the rest, so BatchNorm has
- * a GPU forward in every CUDA build (MXR_GPU_FORWARD of launch.h).
+ * The launchers compute the CPU op's definition (batchnorm.c): the "var"
+ * output is the inverse standard deviation 1 / sqrt(var + eps) with the
+ * biased batch variance, and the moving averages are updated by the
+ * backward pass, in training mode, with the biased variance recovered from
+ * it.  cuDNN's spatial batch norm runs the cases where it computes that
+ * definition (norm.cu says which); per-channel kernels run the rest, so
+ * BatchNorm has a GPU forward in every CUDA build (MXR_GPU_FORWARD of
+ * launch.h).
  */
 #ifndef MXR_OP_GPU_NORM_H
 #define MXR_OP_GPU_NORM_H

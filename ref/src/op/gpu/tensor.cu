@@ -3,12 +3,13 @@
  * their gradients, transpose, Concat's moves, softmax and log_softmax and
  * their gradients.
  *
- * Each kernel does what the CPU loop of op/cpu/tensor.c or tensor_2.c does
- * for one element (or one output, or one row), in the same arithmetic:
- * values are read as double, summed in double and rounded to the array's
- * type when stored.  Work too large for one thread (a long reduction, a
- * long softmax row) gets a block, which sums in a tree instead of left to
- * right; only the last bits of such sums can differ from the CPU's.
+ * Each kernel does what the CPU loop of op/cpu/tensor.c, tensor_2.c or
+ * transpose.c does for one element (or one output, or one row), in the same
+ * arithmetic: values are read as double, summed in double and rounded to
+ * the array's type when stored.  Work too large for one thread (a long
+ * reduction, a long softmax row) gets a block, which sums in a tree instead
+ * of left to right; only the last bits of such sums can differ from the
+ * CPU's.
  */
 #include "config.h"
 

@@ -1,7 +1,7 @@
 /*
  * Internal: CUDA kernel launchers of the 'tensor' group's GPU forwards
- * (op/cpu/tensor.c, op/cpu/tensor_2.c), defined in op/gpu/tensor.cu with C
- * linkage; built only with CUDA.
+ * (op/cpu/tensor.c, op/cpu/tensor_2.c, op/cpu/transpose.c), defined in
+ * op/gpu/tensor.cu with C linkage; built only with CUDA.
  *
  * The conventions of op/gpu/launch.h hold: device pointers in, kernels
  * queued on `stream` (NULL: the legacy default stream, waited for before
