@@ -410,6 +410,41 @@ START_TEST(gpu_executor_flip_chain) {
 }
 END_TEST
 
+/* A softmax length outside its row fails the op on the GPU as on the CPU,
+ * with the CPU's message: the kernel records it in the worker's error slot
+ * and op_finish reports it (on NaiveEngine, from the invoke itself). */
+START_TEST(gpu_softmax_bad_length_fails) {
+  mxr_engine *eng;
+  ck_assert_int_eq(mxr_engine_default(&eng), 0);
+  const int64_t dshape[] = {2, 4}, lshape[] = {2};
+  const float x[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  const int32_t len[2] = {2, 9};
+  mxr_ndarray *in[2], *out[1];
+  ck_assert_int_eq(mxr_ndarray_create(eng, dshape, 2, mxr_gpu(0), MXR_FLOAT32, 0, &in[0]), 0);
+  ck_assert_int_eq(mxr_ndarray_create(eng, lshape, 1, mxr_gpu(0), MXR_INT32, 0, &in[1]), 0);
+  ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(in[0], x, 8), 0);
+  ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(in[1], len, 2), 0);
+  const mxr_op *op;
+  ck_assert_int_eq(mxr_op_find("softmax", &op), 0);
+  const char *keys[] = {"use_length", "axis"}, *vals[] = {"True", "-1"};
+  mxr_op_params *p;
+  ck_assert_int_eq(mxr_op_params_parse(op, 2, keys, vals, &p), 0);
+  int nout = 0;
+  int st = mxr_imperative_invoke(op, p, 2, in, &nout, out);
+  if (st == 0) { /* threaded engines: the error arrives with the result */
+    float y[8];
+    st = mxr_ndarray_sync_copy_to_cpu(out[0], y, 8);
+    mxr_ndarray_free(out[0]);
+  }
+  ck_assert_int_ne(st, 0);
+  ck_assert_msg(strstr(mxr_last_error(), "softmax: length 9 at position 1 is outside [0, 4]"),
+                "%s", mxr_last_error());
+  mxr_op_params_free(p);
+  mxr_ndarray_free(in[0]);
+  mxr_ndarray_free(in[1]);
+}
+END_TEST
+
 /* ------------------------------------------------------- CUDA graphs */
 #ifdef MXR_HAVE_CUDA
 
@@ -532,6 +567,7 @@ static Suite *gpu_suite(void) {
   tcase_add_loop_test(tc, gpu_op_parity, 0, NUM_PARITY);
   tcase_add_loop_test(tc, gpu_matmul_parity, 0, NUM_MM);
   tcase_add_test(tc, gpu_executor_flip_chain);
+  tcase_add_test(tc, gpu_softmax_bad_length_fails);
 #ifdef MXR_HAVE_CUDA
   tcase_add_test(tc, gpu_cuda_graph_replays_segment);
   tcase_add_test(tc, gpu_cuda_graph_spans_in_trace);

@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -69,6 +70,46 @@ void free_scratch(Scratch *s) {
   s->noutgrown = 0;
 }
 
+/* A device error slot (mxr__cuda_error_slot): mapped pinned host memory,
+ * portable across devices; both null when there is none. */
+struct ErrorSlot {
+  mxr_device_error *host;
+  mxr_device_error *dev;
+};
+
+int make_error_slot(ErrorSlot *e) {
+  void *host = nullptr, *dev = nullptr;
+  MXR_CUDA_CALL(cudaHostAlloc(&host, sizeof(mxr_device_error),
+                              cudaHostAllocMapped | cudaHostAllocPortable));
+  std::memset(host, 0, sizeof(mxr_device_error));
+  if (MXR_CUDA_CHECK(cudaHostGetDevicePointer(&dev, host, 0)) != cudaSuccess) {
+    (void)MXR_CUDA_CHECK(cudaFreeHost(host));
+    return MXR_ECUDA;
+  }
+  e->host = static_cast<mxr_device_error *>(host);
+  e->dev = static_cast<mxr_device_error *>(dev);
+  return 0;
+}
+
+void free_error_slot(ErrorSlot *e) {
+  if (e->host) (void)MXR_CUDA_CHECK(cudaFreeHost(e->host));
+  *e = ErrorSlot{};
+}
+
+/* The slot's error, if any, as the op's; cleared.  The work that wrote it
+ * has finished (the caller waited), so plain reads see its writes. */
+int take_error(ErrorSlot *e) {
+  volatile mxr_device_error *h = e->host;
+  if (!h || h->code == MXR_DEVERR_NONE) return 0;
+  const int code = h->code;
+  const long long value = h->value, position = h->position, limit = h->limit;
+  h->code = MXR_DEVERR_NONE;
+  if (code == MXR_DEVERR_SOFTMAX_LENGTH)
+    return mxr_set_error(MXR_EINVAL, "softmax: length %lld at position %lld is outside [0, %lld]",
+                         value, position, limit);
+  return mxr_set_error(MXR_EINVAL, "a GPU kernel reported error code %d", code);
+}
+
 /* What a worker owns: rctx->stream and aux_stream are its streams (ops use
  * them as cudaStream_t), rctx->driver_data the whole struct. */
 struct WorkerStreams {
@@ -81,6 +122,7 @@ struct WorkerStreams {
 #endif
   Scratch scratch;      /* mxr__cuda_scratch's; empty until asked */
   uint64_t serial;      /* mxr__cuda_worker_serial's */
+  ErrorSlot err;        /* mxr__cuda_error_slot's */
 };
 
 std::atomic<uint64_t> last_worker_serial{0};
@@ -95,6 +137,7 @@ void destroy_streams(WorkerStreams *w) {
   if (w->dnn) (void)MXR_CUDNN_CHECK(mxr__cudnn()->destroy(w->dnn));
 #endif
   free_scratch(&w->scratch);
+  free_error_slot(&w->err);
   if (w->aux_done) (void)MXR_CUDA_CHECK(cudaEventDestroy(w->aux_done));
   if (w->aux) (void)MXR_CUDA_CHECK(cudaStreamDestroy(w->aux));
   if (w->main) (void)MXR_CUDA_CHECK(cudaStreamDestroy(w->main));
@@ -117,6 +160,7 @@ int worker_start(void *, struct mxr_context ctx, enum mxr_pool_kind kind, int ns
   WorkerStreams *w = static_cast<WorkerStreams *>(std::calloc(1, sizeof(WorkerStreams)));
   if (!w) return mxr_set_error(MXR_ENOMEM, "GPU worker for gpu(%d): out of host memory", ctx.dev_id);
   int st = create_streams(kind == MXR_POOL_GPU_COPY ? 1 : nstreams, w);
+  if (!st) st = make_error_slot(&w->err);
   if (st) {
     destroy_streams(w);
     return st;
@@ -144,7 +188,7 @@ int op_finish(void *, struct mxr_run_ctx *rctx) {
   }
   /* Also surfaces a fault of any kernel the op launched. */
   MXR_CUDA_CALL(cudaStreamSynchronize(w->main));
-  return 0;
+  return take_error(&w->err);
 }
 
 /* A naive-engine op runs on whichever thread pushed it: make its device
@@ -183,6 +227,7 @@ struct InlineHandles {
   cudnnHandle_t dnn[MXR_MAX_DEVICES] = {};
 #endif
   Scratch scratch[MXR_MAX_DEVICES] = {};
+  ErrorSlot err = {}; /* portable: one for every device */
   ~InlineHandles() {
     for (cublasHandle_t x : h)
       if (x) (void)mxr__cublas()->destroy(x); /* x exists: cuBLAS was loaded */
@@ -191,6 +236,7 @@ struct InlineHandles {
       if (x) (void)mxr__cudnn()->destroy(x); /* likewise */
 #endif
     for (Scratch &s : scratch) free_scratch(&s);
+    free_error_slot(&err);
   }
 };
 
@@ -284,6 +330,19 @@ int grow_scratch(int dev, cudaStream_t stream, size_t bytes, Scratch *s) {
 }  // namespace
 
 extern "C" const struct mxr_device_driver *mxr__cuda_driver(void) { return &cuda_driver; }
+
+extern "C" struct mxr_device_error *mxr__cuda_error_slot(const struct mxr_run_ctx *run) {
+  WorkerStreams *w = run ? static_cast<WorkerStreams *>(run->driver_data) : nullptr;
+  if (w) return w->err.dev;
+  ErrorSlot &e = inline_handles.err;
+  if (!e.host && make_error_slot(&e) != 0) return nullptr; /* reported as NaN only */
+  return e.dev;
+}
+
+extern "C" int mxr__cuda_error_take(const struct mxr_run_ctx *run) {
+  WorkerStreams *w = run ? static_cast<WorkerStreams *>(run->driver_data) : nullptr;
+  return take_error(w ? &w->err : &inline_handles.err);
+}
 
 extern "C" uint64_t mxr__cuda_worker_serial(const struct mxr_run_ctx *run) {
   const WorkerStreams *w = run ? static_cast<const WorkerStreams *>(run->driver_data) : nullptr;

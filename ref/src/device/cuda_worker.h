@@ -49,6 +49,32 @@ int mxr__cuda_dnn_handle(const struct mxr_run_ctx *run, void **handle);
  * buffer.  Returns 0, or MXR_ENOMEM / MXR_ECUDA with the last error set. */
 int mxr__cuda_scratch(const struct mxr_run_ctx *run, size_t bytes, void **ptr);
 
+/* Errors in the data that a kernel finds (a softmax length outside its
+ * row) cannot fail the op from the device.  A kernel records the first one
+ * in the run's error slot instead: it claims `code` with atomicCAS from 0,
+ * then fills in the numbers.  Once the work is done -- in the engine
+ * driver's op_finish, after the op's one stream wait, or in the launcher
+ * for a direct call -- mxr__cuda_error_take() turns it into the op's error.
+ * The slot is pinned host memory mapped into the device, so a captured CUDA
+ * graph writes the same slot when replayed. */
+enum mxr_device_error_code {
+  MXR_DEVERR_NONE = 0,
+  MXR_DEVERR_SOFTMAX_LENGTH = 1, /* value: the length, position: its row, limit: m */
+};
+struct mxr_device_error {
+  int code;
+  long long value, position, limit;
+};
+
+/* The error slot of `run` (NULL: the calling thread's, for direct calls) as
+ * the device sees it; NULL when none could be made (kernels then only leave
+ * the bad rows as NaN). */
+struct mxr_device_error *mxr__cuda_error_slot(const struct mxr_run_ctx *run);
+
+/* After the work that may have written run's slot has finished: 0, or the
+ * recorded error as MXR_EINVAL with its message (the slot is cleared). */
+int mxr__cuda_error_take(const struct mxr_run_ctx *run);
+
 /* A number naming the GPU worker state of `run` for the life of the
  * process (never reused, unlike the state's address once a worker stops);
  * 0 for a run without one. */

@@ -519,7 +519,8 @@ static int softmax_run_gpu(const struct mxr_op_ctx *ctx, const char *op,
   if (st_ || req == MXR_REQ_NULL) return st_;
   return mxr__gpu_softmax(mxr__op_stream(ctx), x->data, x->dtype, len ? len->data : NULL,
                           len ? len->dtype : -1, y->data, y->dtype, r.outer, r.m, r.inner,
-                          softmax_temperature(p), log_out, req);
+                          softmax_temperature(p), log_out, req,
+                          len ? mxr__cuda_error_slot(ctx->run) : NULL);
 }
 
 static int softmax_grad_run_gpu(const struct mxr_op_ctx *ctx, const char *op,

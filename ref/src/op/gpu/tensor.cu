@@ -260,6 +260,17 @@ __device__ inline int64_t row_length(const void *length, int length_dtype, int64
   return static_cast<const int64_t *>(length)[row];
 }
 
+/* A row whose length is outside [0, m]: recorded in the run's error slot
+ * (the first one wins; device/cuda_worker.h), and the row becomes NaN. */
+__device__ inline void report_bad_length(mxr_device_error *err, int64_t n, int64_t row,
+                                         int64_t m) {
+  if (err == nullptr || atomicCAS(&err->code, MXR_DEVERR_NONE, MXR_DEVERR_SOFTMAX_LENGTH) != 0)
+    return;
+  err->value = n;
+  err->position = row;
+  err->limit = m;
+}
+
 /* Element z = x / T - top of a row that takes part, given the row's sum of
  * exp(z) and its log. */
 __device__ inline double softmax_value(double z, double sum, double logsum, bool log_out) {
@@ -269,11 +280,13 @@ __device__ inline double softmax_value(double z, double sum, double logsum, bool
 /* A thread per row: the CPU's loops, in their order. */
 template <typename TI, typename TO>
 __global__ void softmax_thread_kernel(const TI *x, const void *length, int length_dtype, TO *y,
-                                      Rows r, double t, bool log_out, bool add) {
+                                      Rows r, double t, bool log_out, bool add,
+                                      mxr_device_error *err) {
   const int64_t nrows = r.outer * r.inner;
   for (int64_t row = first_index(); row < nrows; row += index_step()) {
     const int64_t base = row_start(r, row), n = row_length(length, length_dtype, row, r.m);
     if (n < 0 || n > r.m) {
+      report_bad_length(err, n, row, r.m);
       for (int64_t j = 0; j < r.m; j++)
         assign(y + base + j * r.inner, add, static_cast<TO>(CUDART_NAN));
       continue;
@@ -296,7 +309,8 @@ __global__ void softmax_thread_kernel(const TI *x, const void *length, int lengt
 /* A block per row, for long contiguous rows. */
 template <typename TI, typename TO>
 __global__ void softmax_block_kernel(const TI *x, const void *length, int length_dtype, TO *y,
-                                     Rows r, double t, bool log_out, bool add) {
+                                     Rows r, double t, bool log_out, bool add,
+                                     mxr_device_error *err) {
   __shared__ double shared[kThreads / kWarp];
   const int64_t nrows = r.outer * r.inner;
   for (int64_t row = blockIdx.x; row < nrows; row += gridDim.x) {
@@ -304,6 +318,7 @@ __global__ void softmax_block_kernel(const TI *x, const void *length, int length
      * branch and reaches the same block_reduce calls. */
     const int64_t base = row_start(r, row), n = row_length(length, length_dtype, row, r.m);
     if (n < 0 || n > r.m) {
+      if (threadIdx.x == 0) report_bad_length(err, n, row, r.m);
       for (int64_t j = threadIdx.x; j < r.m; j += blockDim.x)
         assign(y + base + j * r.inner, add, static_cast<TO>(CUDART_NAN));
       continue;
@@ -475,7 +490,7 @@ extern "C" int mxr__gpu_split_part(void *stream, const void *whole, void *part, 
 extern "C" int mxr__gpu_softmax(void *stream, const void *x, int x_dtype, const void *length,
                                 int length_dtype, void *out, int out_dtype, int64_t outer,
                                 int64_t m, int64_t inner, double temperature, bool log_out,
-                                int req) {
+                                int req, struct mxr_device_error *err) {
   const char *op = log_out ? "log_softmax" : "softmax";
   if (!is_float_dtype(x_dtype)) return unsupported(op, x_dtype, req);
   if (!is_float_dtype(out_dtype)) return unsupported(op, out_dtype, req);
@@ -493,13 +508,16 @@ extern "C" int mxr__gpu_softmax(void *stream, const void *x, int x_dtype, const 
       TO *ys = static_cast<TO *>(out);
       if (block_per_row(r))
         softmax_block_kernel<TI, TO><<<blocks_for_rows(nrows), kThreads, 0, as_stream(stream)>>>(
-            xs, length, length_dtype, ys, r, temperature, log_out, add);
+            xs, length, length_dtype, ys, r, temperature, log_out, add, err);
       else
         softmax_thread_kernel<TI, TO><<<blocks_for(nrows), kThreads, 0, as_stream(stream)>>>(
-            xs, length, length_dtype, ys, r, temperature, log_out, add);
+            xs, length, length_dtype, ys, r, temperature, log_out, add, err);
     });
   });
-  return finish_launch(stream);
+  int st = finish_launch(stream);
+  /* A worker's op_finish takes the error; a direct call has waited here. */
+  if (!st && stream == nullptr && err != nullptr) st = mxr__cuda_error_take(nullptr);
+  return st;
 }
 
 extern "C" int mxr__gpu_softmax_grad(void *stream, const void *ograd, const void *y, int y_dtype,

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device/cuda_worker.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -63,12 +65,15 @@ int mxr__gpu_split_part(void *stream, const void *whole, void *part, int dtype, 
  * outer x m x inner, and each of the outer * inner rows (row o * inner + i)
  * has m elements, inner apart.  length (NULL: none) holds each row's count
  * of elements that take part, as int32 or int64 (length_dtype); the others
- * get 0.  A length outside [0, m] cannot be reported from the device: its
- * row becomes NaN (the CPU kernel fails the call).  x and out are float32
- * or float64, independently (softmax's dtype= parameter). */
+ * get 0.  A length outside [0, m] makes its row NaN and is recorded in
+ * `err` (mxr__cuda_error_slot, device/cuda_worker.h; NULL: not recorded),
+ * which fails the op when it completes, with the CPU kernel's message.  x
+ * and out are float32 or float64, independently (softmax's dtype=
+ * parameter). */
 int mxr__gpu_softmax(void *stream, const void *x, int x_dtype, const void *length,
                      int length_dtype, void *out, int out_dtype, int64_t outer, int64_t m,
-                     int64_t inner, double temperature, bool log_out, int req);
+                     int64_t inner, double temperature, bool log_out, int req,
+                     struct mxr_device_error *err);
 
 /* Their gradient, rows as above, from ograd and the forward output y (one
  * dtype, y_dtype) into grad (grad_dtype), each float32 or float64:
