@@ -255,10 +255,10 @@ END_TEST
  * which checks that float32 is full FP32 by default. */
 struct mm_case {
   const char *op;
-  const char *keys[3], *vals[3];
+  const char *keys[8], *vals[8];
   int nparams, nin, dtype;
   int ndim[4];
-  int64_t shape[4][4];
+  int64_t shape[4][5];
 };
 
 static const struct mm_case mm_cases[] = {
@@ -321,10 +321,11 @@ static int mm_run(struct mxr_context ctx, const struct mm_case *c, void *const *
   return nout;
 }
 
-START_TEST(gpu_matmul_parity) {
-  const struct mm_case *c = &mm_cases[_i];
+/* Case `ci` of `c`: CPU and GPU outputs agree within 1e-4 (float32) or
+ * 1e-10 (float64), relative to 1 + |cpu|. */
+static void check_mm_parity(const struct mm_case *c, int ci) {
   void *inputs[4] = {NULL};
-  uint64_t seed = 0x9e3779b97f4a7c15ull + (uint64_t)_i;
+  uint64_t seed = 0x9e3779b97f4a7c15ull + (uint64_t)ci;
   for (int i = 0; i < c->nin; i++) {
     int64_t n = mm_size(c, i);
     inputs[i] = malloc((size_t)n * mxr_dtype_size(c->dtype));
@@ -346,13 +347,65 @@ START_TEST(gpu_matmul_parity) {
       double w = c->dtype == MXR_FLOAT32 ? ((float *)want[o])[k] : ((double *)want[o])[k];
       double g = c->dtype == MXR_FLOAT32 ? ((float *)got[o])[k] : ((double *)got[o])[k];
       ck_assert_msg(fabs(w - g) <= tol * (1 + fabs(w)), "%s case %d output %d element %lld: cpu %.17g gpu %.17g",
-                    c->op, _i, o, (long long)k, w, g);
+                    c->op, ci, o, (long long)k, w, g);
     }
     free(want[o]);
     free(got[o]);
   }
   for (int i = 0; i < c->nin; i++) free(inputs[i]);
 }
+
+START_TEST(gpu_matmul_parity) { check_mm_parity(&mm_cases[_i], _i); }
+END_TEST
+
+/* ------------------------------- Convolution without cuDNN (cudnn_off) */
+
+/* Convolution with cudnn_off=True runs the CPU kernel's method on the GPU
+ * (im2col, cuBLAS products, col2im: op/gpu/conv_gemm.cu), in every CUDA
+ * build; it must agree with the CPU as the products above do.  2-D:
+ * grouped, dilated, strided, padded, with a bias; 1-D: strided, dilated
+ * and padded, and a grouped 1x1 kernel (the image is its own column
+ * matrix); 3-D; forward and backward, float32 and float64. */
+#define CONV2D_KEYS {"kernel", "num_filter", "num_group", "stride", "dilate", "pad", "cudnn_off"}
+#define CONV2D_VALS {"(3,3)", "6", "2", "(2,2)", "(2,1)", "(1,2)", "True"}
+#define CONV1D_KEYS {"kernel", "num_filter", "stride", "dilate", "pad", "cudnn_off"}
+#define CONV1D_VALS {"(3,)", "5", "(2,)", "(2,)", "(1,)", "True"}
+#define CONV1X1_KEYS {"kernel", "num_filter", "num_group", "no_bias", "cudnn_off"}
+#define CONV1X1_VALS {"(1,)", "6", "3", "True", "True"}
+#define CONV3D_KEYS {"kernel", "num_filter", "stride", "pad", "cudnn_off"}
+#define CONV3D_VALS {"(2,2,3)", "3", "(1,2,1)", "(1,0,1)", "True"}
+
+static const struct mm_case conv_cases[] = {
+    /* data (2, 4, 9, 10), weight (6, 2, 3, 3): output (2, 6, 4, 6) */
+    {"Convolution", CONV2D_KEYS, CONV2D_VALS, 7, 3, MXR_FLOAT32, {4, 4, 1},
+     {{2, 4, 9, 10}, {6, 2, 3, 3}, {6}}},
+    {"Convolution", CONV2D_KEYS, CONV2D_VALS, 7, 3, MXR_FLOAT64, {4, 4, 1},
+     {{2, 4, 9, 10}, {6, 2, 3, 3}, {6}}},
+    {"_backward_Convolution", CONV2D_KEYS, CONV2D_VALS, 7, 4, MXR_FLOAT32, {4, 4, 4, 1},
+     {{2, 6, 4, 6}, {2, 4, 9, 10}, {6, 2, 3, 3}, {6}}},
+    {"_backward_Convolution", CONV2D_KEYS, CONV2D_VALS, 7, 4, MXR_FLOAT64, {4, 4, 4, 1},
+     {{2, 6, 4, 6}, {2, 4, 9, 10}, {6, 2, 3, 3}, {6}}},
+    /* data (3, 3, 17), weight (5, 3, 3): output (3, 5, 8) */
+    {"Convolution", CONV1D_KEYS, CONV1D_VALS, 6, 3, MXR_FLOAT32, {3, 3, 1},
+     {{3, 3, 17}, {5, 3, 3}, {5}}},
+    {"_backward_Convolution", CONV1D_KEYS, CONV1D_VALS, 6, 4, MXR_FLOAT32, {3, 3, 3, 1},
+     {{3, 5, 8}, {3, 3, 17}, {5, 3, 3}, {5}}},
+    {"_backward_Convolution", CONV1D_KEYS, CONV1D_VALS, 6, 4, MXR_FLOAT64, {3, 3, 3, 1},
+     {{3, 5, 8}, {3, 3, 17}, {5, 3, 3}, {5}}},
+    /* data (2, 3, 11), weight (6, 1, 1): output (2, 6, 11) */
+    {"Convolution", CONV1X1_KEYS, CONV1X1_VALS, 5, 2, MXR_FLOAT64, {3, 3},
+     {{2, 3, 11}, {6, 1, 1}}},
+    {"_backward_Convolution", CONV1X1_KEYS, CONV1X1_VALS, 5, 3, MXR_FLOAT32, {3, 3, 3},
+     {{2, 6, 11}, {2, 3, 11}, {6, 1, 1}}},
+    /* data (1, 2, 4, 5, 6), weight (3, 2, 2, 2, 3): output (1, 3, 5, 2, 6) */
+    {"Convolution", CONV3D_KEYS, CONV3D_VALS, 5, 3, MXR_FLOAT32, {5, 5, 1},
+     {{1, 2, 4, 5, 6}, {3, 2, 2, 2, 3}, {3}}},
+    {"_backward_Convolution", CONV3D_KEYS, CONV3D_VALS, 5, 4, MXR_FLOAT64, {5, 5, 5, 1},
+     {{1, 3, 5, 2, 6}, {1, 2, 4, 5, 6}, {3, 2, 2, 2, 3}, {3}}},
+};
+#define NUM_CONV ((int)(sizeof conv_cases / sizeof conv_cases[0]))
+
+START_TEST(gpu_conv_gemm_parity) { check_mm_parity(&conv_cases[_i], 100 + _i); }
 END_TEST
 
 /* --------------------------------------------- executor: the flip chain */
@@ -566,6 +619,7 @@ static Suite *gpu_suite(void) {
   tcase_add_loop_test(tc, gpu_ops_get_streams, 0, NUM_ENGINE_TYPES);
   tcase_add_loop_test(tc, gpu_op_parity, 0, NUM_PARITY);
   tcase_add_loop_test(tc, gpu_matmul_parity, 0, NUM_MM);
+  tcase_add_loop_test(tc, gpu_conv_gemm_parity, 0, NUM_CONV);
   tcase_add_test(tc, gpu_executor_flip_chain);
   tcase_add_test(tc, gpu_softmax_bad_length_fails);
 #ifdef MXR_HAVE_CUDA

@@ -13,11 +13,13 @@
  * every arithmetic result is rounded back to the tensor's dtype, which for
  * + - * / and sqrt gives exactly float arithmetic.
  *
- * On GPUs (op/gpu/conv.h), after the same checks: Convolution runs through
- * cuDNN (so only in builds with cuDNN; cudnn_off cannot be honoured, as
- * there is no other GPU convolution, and is ignored), with the algorithm
- * chosen as cudnn_tune, or MXNET_CUDNN_AUTOTUNE_DEFAULT when it is None,
- * says, within the `workspace` parameter's MB.
+ * On GPUs, after the same checks, in every CUDA build: Convolution runs
+ * through cuDNN (op/gpu/conv.h), with the algorithm chosen as cudnn_tune,
+ * or MXNET_CUDNN_AUTOTUNE_DEFAULT when it is None, says, within the
+ * `workspace` parameter's MB; with cudnn_off=True, and in builds without
+ * cuDNN, it runs this file's method instead (op/gpu/conv_gemm.h: im2col
+ * and col2im kernels around cuBLAS products, in the CPU kernel's order),
+ * which ignores cudnn_tune and workspace.
  */
 #include "config.h"
 
@@ -28,6 +30,7 @@
 #include "mxref/config.h"
 #include "op/cpu/conv_common.h"
 #include "op/gpu/conv.h"
+#include "op/gpu/conv_gemm.h"
 
 /* ------------------------------------------------------- Convolution */
 
@@ -407,7 +410,7 @@ static int conv_backward(const struct mxr_op_ctx *ctx, const void *params,
   return 0;
 }
 
-#if defined(MXR_HAVE_CUDA) && defined(MXR_HAVE_CUDNN)
+#ifdef MXR_HAVE_CUDA
 /* The launchers' view of a convolution (op/gpu/conv.h). */
 static struct mxr__gpu_conv conv_gpu_desc(const struct conv_params *p, const struct conv_geom *g,
                                           int dtype) {
@@ -442,8 +445,13 @@ static int conv_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
   int st = conv_forward_checks("GPU", p, in, nin, out, &g);
   if (st) return st;
   const struct mxr__gpu_conv cv = conv_gpu_desc(p, &g, in[0].dtype);
-  return mxr__gpu_conv_forward(ctx ? ctx->run : NULL, &cv, in[0].data, in[1].data,
-                               p->no_bias ? NULL : in[2].data, out[0].data, req[0]);
+  const struct mxr_run_ctx *run = ctx ? ctx->run : NULL;
+  const void *bias = p->no_bias ? NULL : in[2].data;
+#ifdef MXR_HAVE_CUDNN
+  if (!p->cudnn_off)
+    return mxr__gpu_conv_forward(run, &cv, in[0].data, in[1].data, bias, out[0].data, req[0]);
+#endif
+  return mxr__gpu_conv_gemm_forward(run, &cv, in[0].data, in[1].data, bias, out[0].data, req[0]);
 }
 
 static int conv_backward_gpu(const struct mxr_op_ctx *ctx, const void *params,
@@ -455,9 +463,16 @@ static int conv_backward_gpu(const struct mxr_op_ctx *ctx, const void *params,
   int st = conv_backward_checks("GPU", p, in, nin, out, nout, &g);
   if (st) return st;
   const struct mxr__gpu_conv cv = conv_gpu_desc(p, &g, in[0].dtype);
-  return mxr__gpu_conv_backward(ctx ? ctx->run : NULL, &cv, in[0].data, in[1].data, in[2].data,
-                                out[0].data, req[0], out[1].data, req[1],
-                                p->no_bias ? NULL : out[2].data, p->no_bias ? MXR_REQ_NULL : req[2]);
+  const struct mxr_run_ctx *run = ctx ? ctx->run : NULL;
+  void *db = p->no_bias ? NULL : out[2].data;
+  const int req_db = p->no_bias ? MXR_REQ_NULL : req[2];
+#ifdef MXR_HAVE_CUDNN
+  if (!p->cudnn_off)
+    return mxr__gpu_conv_backward(run, &cv, in[0].data, in[1].data, in[2].data, out[0].data,
+                                  req[0], out[1].data, req[1], db, req_db);
+#endif
+  return mxr__gpu_conv_gemm_backward(run, &cv, in[0].data, in[1].data, in[2].data, out[0].data,
+                                     req[0], out[1].data, req[1], db, req_db);
 }
 #endif
 
@@ -480,7 +495,7 @@ static const struct mxr_op op_convolution = {
     .infer_shape = conv_shape,
     .dtypes = F32_F64,
     .forward_cpu = conv_forward,
-    .forward_gpu = MXR_CUDNN_GPU_FORWARD(conv_forward_gpu),
+    .forward_gpu = MXR_GPU_FORWARD(conv_forward_gpu),
     .workspace_bytes = conv_workspace,
     .backward = "_backward_Convolution",
     .grad_flags = MXR_GRAD_USE_INPUTS,
@@ -499,7 +514,7 @@ static const struct mxr_op op_backward_convolution = {
     .infer_shape = conv_backward_shape,
     .dtypes = F32_F64,
     .forward_cpu = conv_backward,
-    .forward_gpu = MXR_CUDNN_GPU_FORWARD(conv_backward_gpu),
+    .forward_gpu = MXR_GPU_FORWARD(conv_backward_gpu),
     .workspace_bytes = conv_backward_workspace,
 };
 

@@ -7,11 +7,14 @@
  * for before returning), req is enum mxr_req, 0 or a negative status with
  * the last error set.
  *
- * Convolution runs through cuDNN only, so it has a GPU forward only in
- * builds with cuDNN: MXR_CUDNN_GPU_FORWARD(fn).  Pooling has plain CUDA
- * kernels for every mode the CPU op has, and uses cuDNN where cuDNN
- * computes the CPU op's definition (conv.cu says where), so it has a GPU
- * forward in every CUDA build: MXR_GPU_FORWARD(fn) of launch.h.
+ * The Convolution launchers here run through cuDNN and exist only in
+ * builds with cuDNN (MXR_HAVE_CUDNN); conv_gemm.h has the convolution
+ * without cuDNN (im2col and cuBLAS), which cudnn_off=True and builds
+ * without cuDNN use, so Convolution has a GPU forward in every CUDA build.
+ * Pooling has plain CUDA kernels for every mode the CPU op has, and uses
+ * cuDNN where cuDNN computes the CPU op's definition (conv.cu says where),
+ * so it too has a GPU forward in every CUDA build.  Both use
+ * MXR_GPU_FORWARD(fn) of launch.h.
  */
 #ifndef MXR_OP_GPU_CONV_H
 #define MXR_OP_GPU_CONV_H
@@ -26,14 +29,6 @@
 extern "C" {
 #endif
 
-/* The forward of an op that runs through cuDNN: fn in builds with cuDNN,
- * else NULL (no GPU kernel; bind and push refuse the op on a GPU). */
-#if defined(MXR_HAVE_CUDA) && defined(MXR_HAVE_CUDNN)
-#define MXR_CUDNN_GPU_FORWARD(fn) fn
-#else
-#define MXR_CUDNN_GPU_FORWARD(fn) NULL
-#endif
-
 struct mxr_run_ctx;
 
 /*
@@ -43,7 +38,8 @@ struct mxr_run_ctx;
  * first (NCW, NCHW, NCDHW) unless said otherwise.
  */
 
-/* One convolution (MXNet's cross-correlation) and how cuDNN may run it. */
+/* One convolution (MXNet's cross-correlation) and how cuDNN may run it
+ * (tune and workspace_limit: only the cuDNN launchers read them). */
 struct mxr__gpu_conv {
   int nsp;                 /* spatial dimensions: 1, 2 or 3 */
   int dtype;               /* float32 or float64 */
@@ -54,13 +50,14 @@ struct mxr__gpu_conv {
   size_t workspace_limit;  /* bytes (the op's workspace parameter, in MB, << 20) */
 };
 
-/* y = conv(x, w) (+ b when b is not NULL), as req says: x (n, c, in...),
- * w (f, c/groups, k...), b (f), y (n, f, out...). */
+/* Through cuDNN (builds with cuDNN only): y = conv(x, w) (+ b when b is
+ * not NULL), as req says: x (n, c, in...), w (f, c/groups, k...), b (f),
+ * y (n, f, out...). */
 int mxr__gpu_conv_forward(const struct mxr_run_ctx *run, const struct mxr__gpu_conv *cv,
                           const void *x, const void *w, const void *b, void *y, int req);
 
-/* The gradients of x, w and b (db NULL: no bias) from dy, each as its req
- * says. */
+/* Through cuDNN (builds with cuDNN only): the gradients of x, w and b
+ * (db NULL: no bias) from dy, each as its req says. */
 int mxr__gpu_conv_backward(const struct mxr_run_ctx *run, const struct mxr__gpu_conv *cv,
                            const void *dy, const void *x, const void *w, void *dx, int req_dx,
                            void *dw, int req_dw, void *db, int req_db);
