@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Print the README's results table from two `mxcts run` results files.
 
-usage: ci/results-table.py REF_RESULTS.json MXNET_RESULTS.json
+usage: ci/results-table.py [--omit-skipped] REF_RESULTS.json MXNET_RESULTS.json
 
 Each row is one assertion (suite/id, in the order of the first file), with
 its verdict against each implementation; an ordering also gives its wins of
 the rounds and the median ratio slower/faster (over several config pairs,
-the weakest pair, written ">=").  The files are what `make check` and
+the weakest pair, written ">="); an expected failure that was a crash or
+timeout says so.  --omit-skipped leaves out the rows skipped on both and
+names their suites in a last line instead.  The files are what `make check` and
 `make check-mxnet` leave in harness/tests/conformance.out/ and
 harness/tests/conformance-mxnet.out/ of the build directory.
 """
@@ -45,6 +47,9 @@ def cell(a):
     if a is None:
         return "not run"
     verdict = VERDICT_WORDS.get(a["verdict"], a["verdict"])
+    raw = a.get("raw_verdict")
+    if a["verdict"] == "xfail" and raw not in (None, "fail"):
+        verdict += f" ({raw})"
     if a.get("flaky"):
         verdict += " (flaky)"
     if a["type"] == "ordering" and a["verdict"] != "skip":
@@ -52,14 +57,28 @@ def cell(a):
     return verdict
 
 
+def skipped(a):
+    return a is None or a["verdict"] == "skip"
+
+
 def main(argv):
-    if len(argv) != 3:
+    omit = "--omit-skipped" in argv[1:]
+    files = [a for a in argv[1:] if a != "--omit-skipped"]
+    if len(files) != 2:
         sys.exit(__doc__.strip().splitlines()[2])
-    ref, mx = load(argv[1]), load(argv[2])
+    ref, mx = load(files[0]), load(files[1])
     print("| assertion | libmxref | MXNet 1.9.1 |")
     print("|---|---|---|")
+    left_out = []
     for name in list(ref) + [n for n in mx if n not in ref]:
+        if omit and skipped(ref.get(name)) and skipped(mx.get(name)):
+            left_out.append(name)
+            continue
         print(f"| `{name}` | {cell(ref.get(name))} | {cell(mx.get(name))} |")
+    if left_out:
+        suites = sorted({n.split("/")[0] for n in left_out})
+        print(f"\nSkipped on both ({len(left_out)} assertions): the suites "
+              + ", ".join(f"`{s}`" for s in suites) + ".")
 
 
 if __name__ == "__main__":
