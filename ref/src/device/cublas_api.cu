@@ -20,6 +20,7 @@ void load() {
            lib.resolve("cublasSetStream_v2", &api.set_stream) &&
            lib.resolve("cublasGetStream_v2", &api.get_stream) &&
            lib.resolve("cublasSetMathMode", &api.set_math_mode) &&
+           lib.resolve("cublasSetWorkspace_v2", &api.set_workspace) &&
            lib.resolve("cublasSgemm_v2", &api.sgemm) && lib.resolve("cublasDgemm_v2", &api.dgemm) &&
            lib.resolve("cublasGetStatusName", &api.status_name) &&
            lib.resolve("cublasGetStatusString", &api.status_string);

@@ -20,6 +20,7 @@ struct MxrCublas {
   decltype(&cublasSetStream_v2) set_stream;
   decltype(&cublasGetStream_v2) get_stream;
   decltype(&cublasSetMathMode) set_math_mode;
+  decltype(&cublasSetWorkspace_v2) set_workspace;
   decltype(&cublasSgemm_v2) sgemm;
   decltype(&cublasDgemm_v2) dgemm;
   decltype(&cublasGetStatusName) status_name;

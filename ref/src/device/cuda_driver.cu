@@ -117,6 +117,7 @@ struct WorkerStreams {
   cudaStream_t aux;
   cudaEvent_t aux_done; /* recorded on aux, waited for on main */
   cublasHandle_t blas;  /* on main; created by the first op that needs it */
+  struct mxr_storage blas_ws; /* blas's workspace (blas_workspace) */
 #ifdef MXR_HAVE_CUDNN
   cudnnHandle_t dnn;    /* likewise */
 #endif
@@ -133,6 +134,7 @@ void destroy_streams(WorkerStreams *w) {
   /* Everything queued has finished: the engine stops a pool only after its
    * ops completed, and each op waited for its streams in op_finish. */
   if (w->blas) (void)MXR_CUBLAS_CHECK(mxr__cublas()->destroy(w->blas));
+  mxr_storage_free(&w->blas_ws);
 #ifdef MXR_HAVE_CUDNN
   if (w->dnn) (void)MXR_CUDNN_CHECK(mxr__cudnn()->destroy(w->dnn));
 #endif
@@ -216,6 +218,21 @@ int create_blas(cudaStream_t stream, cublasHandle_t *out) {
     return MXR_ECUDA;
   }
   *out = h;
+  return 0;
+}
+
+/* Give a worker's cuBLAS handle a workspace of its own, as cuBLAS asks of
+ * work that CUDA graphs may capture: without one, cuBLAS takes its default
+ * workspace from a pool it may grow with cudaMalloc, which a capture
+ * forbids.  The size is cuBLAS's recommendation: 32 MiB on Hopper and
+ * later, 4 MiB before. */
+int blas_workspace(int dev, cublasHandle_t h, struct mxr_storage *ws) {
+  int major = 0;
+  MXR_CUDA_CALL(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  const size_t bytes = (major >= 9 ? 32 : 4) * (size_t{1} << 20);
+  int st = mxr_storage_alloc(mxr_gpu(dev), bytes, ws);
+  if (st) return st;
+  MXR_CUBLAS_CALL(mxr__cublas()->set_workspace(h, ws->dptr, bytes));
   return 0;
 }
 
@@ -364,6 +381,13 @@ extern "C" int mxr__cuda_blas_handle(const struct mxr_run_ctx *run, void **handl
   if (!w->blas) {
     int st = create_blas(w->main, &w->blas);
     if (st) return st;
+    st = blas_workspace(run->ctx.dev_id, w->blas, &w->blas_ws);
+    if (st) { /* no handle without its workspace: the next op tries again */
+      (void)MXR_CUBLAS_CHECK(mxr__cublas()->destroy(w->blas));
+      w->blas = nullptr;
+      mxr_storage_free(&w->blas_ws);
+      return st;
+    }
   }
   *handle = w->blas;
   return 0;
