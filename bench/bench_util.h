@@ -6,6 +6,8 @@
 #ifndef MXR_BENCH_UTIL_H
 #define MXR_BENCH_UTIL_H
 
+#include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -30,6 +32,30 @@ static inline void bench_die(const char *what) {
 static inline int bench_cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
+}
+
+/* The options of a benchmark that takes `--reps R` (1..max_reps) and
+ * `--check`: sets *reps and *check and returns -1 to go on, or the exit
+ * status for main to return (0 after --help, 2 for a usage error). */
+static inline int bench_parse_args(int argc, char **argv, int max_reps, int *reps, bool *check) {
+  static const struct option longopts[] = {{"reps", required_argument, NULL, 'r'},
+                                           {"check", no_argument, NULL, 'c'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+  for (int c; (c = getopt_long(argc, argv, "r:ch", longopts, NULL)) != -1;) {
+    if (c == 'r') *reps = atoi(optarg);
+    else if (c == 'c') *check = true;
+    else {
+      fprintf(c == 'h' ? stdout : stderr, "usage: %s [--reps R (1..%d)] [--check]\n", bench_prog,
+              max_reps);
+      return c == 'h' ? 0 : 2;
+    }
+  }
+  if (*reps < 1 || *reps > max_reps) {
+    fprintf(stderr, "%s: --reps must be 1..%d\n", bench_prog, max_reps);
+    return 2;
+  }
+  return -1;
 }
 
 /* The median of t[0..n) (sorts t). */

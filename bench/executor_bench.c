@@ -16,7 +16,6 @@
  * missed target exit 1.
  */
 #include <cblas.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,22 +145,8 @@ int main(int argc, char **argv) {
   bench_prog = "executor_bench";
   int reps = 5;
   bool check = false;
-  static const struct option longopts[] = {{"reps", required_argument, NULL, 'r'},
-                                           {"check", no_argument, NULL, 'c'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
-  for (int c; (c = getopt_long(argc, argv, "r:ch", longopts, NULL)) != -1;) {
-    if (c == 'r') reps = atoi(optarg);
-    else if (c == 'c') check = true;
-    else {
-      fprintf(c == 'h' ? stdout : stderr, "usage: executor_bench [--reps R (1..%d)] [--check]\n", MAX_REPS);
-      return c == 'h' ? 0 : 2;
-    }
-  }
-  if (reps < 1 || reps > MAX_REPS) {
-    fprintf(stderr, "executor_bench: --reps must be 1..%d\n", MAX_REPS);
-    return 2;
-  }
+  int done = bench_parse_args(argc, argv, MAX_REPS, &reps, &check);
+  if (done >= 0) return done;
   mxr_engine *eng;
   if (mxr_engine_default(&eng)) bench_die("engine");
   printf("engine: %s; seed workload: %d chained flips on (%d,), %d timed iterations, median of %d runs\n",

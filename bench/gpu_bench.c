@@ -34,7 +34,6 @@
 #ifdef MXR_HAVE_CUDNN
 #include <cudnn.h>
 #endif
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,22 +380,8 @@ int main(int argc, char **argv) {
   bench_prog = "gpu_bench";
   int reps = 5;
   bool check = false;
-  static const struct option longopts[] = {{"reps", required_argument, NULL, 'r'},
-                                           {"check", no_argument, NULL, 'c'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
-  for (int c; (c = getopt_long(argc, argv, "r:ch", longopts, NULL)) != -1;) {
-    if (c == 'r') reps = atoi(optarg);
-    else if (c == 'c') check = true;
-    else {
-      fprintf(c == 'h' ? stdout : stderr, "usage: gpu_bench [--reps R (1..%d)] [--check]\n", MAX_REPS);
-      return c == 'h' ? 0 : 2;
-    }
-  }
-  if (reps < 1 || reps > MAX_REPS) {
-    fprintf(stderr, "gpu_bench: --reps must be 1..%d\n", MAX_REPS);
-    return 2;
-  }
+  int done = bench_parse_args(argc, argv, MAX_REPS, &reps, &check);
+  if (done >= 0) return done;
   if (mxr_gpu_count() < 1) {
     printf("gpu_bench: no GPU, nothing measured\n");
     return 0;
