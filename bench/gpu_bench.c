@@ -178,6 +178,35 @@ static double sgemm_tflops(int reps) {
   return 2.0 * GEMM * (double)GEMM * GEMM / bench_median(t, reps) * 1e-12;
 }
 
+/* Bind `sym` (one op of `data` and a weight: args[0], args[1]) on gpu(0),
+ * and return the median over `reps` timed runs of the seconds that `iters`
+ * forwards and one wait take; an untimed first run picks algorithms.  Frees
+ * the arrays and both symbols. */
+static double op_forward_seconds(mxr_engine *eng, mxr_symbol *sym, mxr_symbol *data,
+                                 mxr_ndarray *args[2], int iters, int reps) {
+  struct mxr_exec_opts o = opts_for(eng, 15, 15, true, false);
+  mxr_executor *ex;
+  if (mxr_executor_bind(sym, mxr_gpu(0), 2, args, NULL, NULL, 0, NULL, &o, &ex)) bench_die("bind");
+  int n;
+  mxr_ndarray *const *outs;
+  if (mxr_executor_outputs(ex, &n, &outs)) bench_die("outputs");
+  double t[MAX_REPS];
+  for (int r = 0; r < reps + 1; r++) {
+    double t0 = bench_now_s();
+    for (int i = 0; i < iters; i++)
+      if (mxr_executor_forward(ex, false)) bench_die("forward");
+    if (mxr_ndarray_wait_to_read(outs[0])) bench_die("forward");
+    if (r) t[r - 1] = bench_now_s() - t0;
+  }
+  mxr_executor_free(ex);
+  mxr_ndarray_free(args[0]);
+  mxr_ndarray_free(args[1]);
+  mxr_symbol_free(sym);
+  mxr_symbol_free(data);
+  if (mxr_engine_wait_for_all(eng)) bench_die("wait");
+  return bench_median(t, reps);
+}
+
 /* TFLOP/s of FullyConnected (no bias) of the sgemm's size on gpu(0). */
 static double fc_tflops(mxr_engine *eng, int reps) {
   char hidden[16];
@@ -188,25 +217,8 @@ static double fc_tflops(mxr_engine *eng, int reps) {
   mxr_symbol *sym = bench_op_symbol("FullyConnected", 2, k, v, data, "fc");
   int64_t shape[] = {GEMM, GEMM};
   mxr_ndarray *args[2] = {gpu_array(eng, 2, shape, 0.5f), gpu_array(eng, 2, shape, 0.25f)};
-  struct mxr_exec_opts o = opts_for(eng, 15, 15, true, false);
-  mxr_executor *ex;
-  if (mxr_executor_bind(sym, mxr_gpu(0), 2, args, NULL, NULL, 0, NULL, &o, &ex)) bench_die("bind fc");
-  int n;
-  mxr_ndarray *const *outs;
-  if (mxr_executor_outputs(ex, &n, &outs)) bench_die("outputs");
-  double t[MAX_REPS];
-  for (int r = 0; r < reps + 1; r++) {
-    double t0 = bench_now_s();
-    if (mxr_executor_forward(ex, false) || mxr_ndarray_wait_to_read(outs[0])) bench_die("fc");
-    if (r) t[r - 1] = bench_now_s() - t0;
-  }
-  mxr_executor_free(ex);
-  mxr_ndarray_free(args[0]);
-  mxr_ndarray_free(args[1]);
-  mxr_symbol_free(sym);
-  mxr_symbol_free(data);
-  if (mxr_engine_wait_for_all(eng)) bench_die("wait");
-  return 2.0 * GEMM * (double)GEMM * GEMM / bench_median(t, reps) * 1e-12;
+  const double s = op_forward_seconds(eng, sym, data, args, 1, reps);
+  return 2.0 * GEMM * (double)GEMM * GEMM / s * 1e-12;
 }
 
 #ifdef MXR_HAVE_CUDNN
@@ -344,28 +356,8 @@ static double conv_tflops(mxr_engine *eng, int reps) {
   mxr_symbol *sym = bench_op_symbol("Convolution", 4, k, v, data, "conv");
   int64_t xshape[] = {CONV_N, CONV_C, CONV_HW, CONV_HW}, wshape[] = {CONV_F, CONV_C, CONV_K, CONV_K};
   mxr_ndarray *args[2] = {gpu_array(eng, 4, xshape, 0.5f), gpu_array(eng, 4, wshape, 0.25f)};
-  struct mxr_exec_opts o = opts_for(eng, 15, 15, true, false);
-  mxr_executor *ex;
-  if (mxr_executor_bind(sym, mxr_gpu(0), 2, args, NULL, NULL, 0, NULL, &o, &ex))
-    bench_die("bind conv");
-  int n;
-  mxr_ndarray *const *outs;
-  if (mxr_executor_outputs(ex, &n, &outs)) bench_die("outputs");
-  double t[MAX_REPS];
-  for (int r = 0; r < reps + 1; r++) { /* the first run chooses the algorithm */
-    double t0 = bench_now_s();
-    for (int i = 0; i < CONV_ITERS; i++)
-      if (mxr_executor_forward(ex, false)) bench_die("conv");
-    if (mxr_ndarray_wait_to_read(outs[0])) bench_die("conv");
-    if (r) t[r - 1] = bench_now_s() - t0;
-  }
-  mxr_executor_free(ex);
-  mxr_ndarray_free(args[0]);
-  mxr_ndarray_free(args[1]);
-  mxr_symbol_free(sym);
-  mxr_symbol_free(data);
-  if (mxr_engine_wait_for_all(eng)) bench_die("wait");
-  return conv_flops() * CONV_ITERS / bench_median(t, reps) * 1e-12;
+  const double s = op_forward_seconds(eng, sym, data, args, CONV_ITERS, reps);
+  return conv_flops() * CONV_ITERS / s * 1e-12;
 }
 #endif /* MXR_HAVE_CUDNN */
 
