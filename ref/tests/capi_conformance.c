@@ -1234,6 +1234,34 @@ static void test_autograd(void) {
 
 /* ------------------------------------------------------------- cached ops */
 
+/* Each call without given outputs returns new arrays: a second call on other
+ * inputs leaves the first call's output as it was. */
+static void cached_op_outputs_are_new(CachedOpHandle cop, const char *how) {
+  float x2[40], first[32], again[32], second[32], yref[32], y2ref[32];
+  for (int i = 0; i < 40; i++) x2[i] = X[i] + 1;
+  fc_ref(X, W, B, 8, 5, 4, yref);
+  fc_ref(x2, W, B, 8, 5, 4, y2ref);
+  NDArrayHandle x = make2(8, 5, X), xb = make2(8, 5, x2), w = make2(4, 5, W), b = make1(4, B);
+  NDArrayHandle in1[3] = {x, w, b}, in2[3] = {xb, w, b};
+  int n1 = 0, n2 = 0;
+  NDArrayHandle *o = NULL, *o2 = NULL, out1 = NULL, out2 = NULL;
+  const int *stypes = NULL;
+  if (A.MXInvokeCachedOpEx(cop, 3, in1, &n1, &o, &stypes) == 0 && n1 == 1) out1 = o[0];
+  if (out1 && A.MXInvokeCachedOpEx(cop, 3, in2, &n2, &o2, &stypes) == 0 && n2 == 1) out2 = o2[0];
+  ok(out1 && out2 && out1 != out2 && read_array(out1, first, 32) == 0 && read_array(out2, second, 32) == 0 &&
+         close_to(first, yref, 32, 1e-5) && close_to(second, y2ref, 32, 1e-5),
+     "a cached op (%s) called twice returns a new output each time, the first unchanged", how);
+  /* and the first output stays its own once the second is freed */
+  if (out2) A.MXNDArrayFree(out2);
+  ok(out1 && read_array(out1, again, 32) == 0 && close_to(again, yref, 32, 1e-5),
+     "the first output (%s) outlives the second", how);
+  if (out1) A.MXNDArrayFree(out1);
+  A.MXNDArrayFree(x);
+  A.MXNDArrayFree(xb);
+  A.MXNDArrayFree(w);
+  A.MXNDArrayFree(b);
+}
+
 static void test_cached_op(void) {
   diag("--- cached ops");
   SymbolHandle fc = fc_symbol();
@@ -1258,6 +1286,7 @@ static void test_cached_op(void) {
   nout = 0;
   outs = NULL;
   FAILS("MXInvokeCachedOpEx with 2 of 3 inputs", A.MXInvokeCachedOpEx(cop, 2, in, &nout, &outs, &stypes));
+  cached_op_outputs_are_new(cop, "without flags");
 
   /* Under autograd a cached op call is differentiable. */
   NDArrayHandle gw = make2(4, 5, NULL);
@@ -1293,6 +1322,7 @@ static void test_cached_op(void) {
          close_to(y, yref, 32, 1e-5),
      "and it computes the same");
   if (nout == 1 && outs) A.MXNDArrayFree(outs[0]);
+  cached_op_outputs_are_new(flagged, "with static_alloc");
   A.MXFreeCachedOp(flagged);
   CachedOpHandle bad = NULL;
   const char *bk[] = {"mxcts_no_such_flag"}, *bv[] = {"1"};

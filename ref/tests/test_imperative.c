@@ -346,6 +346,43 @@ START_TEST(test_cached_op_inference_and_errors) {
 }
 END_TEST
 
+/* Each call returns arrays of its own: a kept output does not change when
+ * the op runs again, though its array is shared with an intermediate (3
+ * flips: the third writes into the first's array, dead by then). */
+START_TEST(test_cached_op_kept_outputs_stay) {
+  mxr_symbol *sym = flip_chain(3);
+  mxr_cached_op *cop;
+  ck_assert_int_eq(mxr_cached_op_create(sym, 0, NULL, NULL, &cop), 0);
+  float x[LEN], x2[LEN], y[LEN];
+  iota(x, 1);
+  iota(x2, -2);
+  mxr_ndarray *X = vec(x), *X2 = vec(x2), *first[1], *second[1], *third[1];
+  int n = 0;
+  ck_assert_msg(mxr_cached_op_invoke(cop, 1, &X, &n, first) == 0, "%s", mxr_last_error());
+  n = 0;
+  ck_assert_msg(mxr_cached_op_invoke(cop, 1, &X2, &n, second) == 0, "%s", mxr_last_error());
+  ck_assert_ptr_ne(first[0], second[0]);
+  read_vec(first[0], y);
+  for (int i = 0; i < LEN; i++) ck_assert_float_eq(y[i], x[LEN - 1 - i]);
+  read_vec(second[0], y);
+  for (int i = 0; i < LEN; i++) ck_assert_float_eq(y[i], x2[LEN - 1 - i]);
+  /* an output freed before the next call is the plan's to reuse */
+  mxr_ndarray *reused = second[0];
+  mxr_ndarray_free(second[0]);
+  n = 0;
+  ck_assert_msg(mxr_cached_op_invoke(cop, 1, &X, &n, third) == 0, "%s", mxr_last_error());
+  ck_assert_ptr_eq(third[0], reused);
+  read_vec(first[0], y);
+  for (int i = 0; i < LEN; i++) ck_assert_float_eq(y[i], x[LEN - 1 - i]);
+  mxr_ndarray_free(first[0]);
+  mxr_ndarray_free(third[0]);
+  mxr_cached_op_free(cop);
+  mxr_symbol_free(sym);
+  mxr_ndarray_free(X);
+  mxr_ndarray_free(X2);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("imperative");
   TCase *tc = tcase_create("imperative");
@@ -359,6 +396,7 @@ int main(void) {
   tcase_add_test(tc, test_cached_op_seed_half_bulked);
   tcase_add_test(tc, test_cached_op_seed_not_bulked);
   tcase_add_test(tc, test_cached_op_inference_and_errors);
+  tcase_add_test(tc, test_cached_op_kept_outputs_stay);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }

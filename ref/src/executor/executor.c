@@ -11,6 +11,7 @@
 #include "executor/executor_internal.h"
 #include "mxref/config.h"
 #include "mxref/profiler.h"
+#include "ndarray/ndarray_internal.h" /* mxr__ndarray_refs */
 #include "storage/storage_internal.h"
 
 static int oom(void) { return mxr_set_error(MXR_ENOMEM, "executor: out of memory"); }
@@ -740,6 +741,46 @@ int mxr__executor_bind_array(struct mxr_executor *e, enum exec_slot slot, int i,
   if (slot == EXEC_HEAD_GRAD) e->head_grads[i] = arr;
   mxr_ndarray_free(old);
   return repoint(e, v);
+}
+
+/* Value slots that hold `arr` (several when the memory plan shares it). */
+static int slots_holding(const struct mxr_executor *e, const mxr_ndarray *arr) {
+  int n = 0;
+  for (int v = 0; v < e->num_values; v++) n += e->values[v] == arr;
+  return n;
+}
+
+/* Put a new array of output h's shape, dtype and context in every slot
+ * that holds its current one, so the memory plan's sharing is kept. */
+static int renew_output(struct mxr_executor *e, int h) {
+  mxr_ndarray *old = e->outputs[h], *fresh;
+  int rc = mxr_ndarray_create(e->eng, mxr_ndarray_shape(old), mxr_ndarray_ndim(old), e->ctx,
+                              mxr_ndarray_dtype(old), 0, &fresh);
+  for (int v = 0; v < e->num_values && !rc; v++) {
+    if (e->values[v] != old) continue;
+    e->values[v] = mxr_ndarray_retain(fresh);
+    mxr_ndarray_free(old); /* the slot's reference; the holder keeps its own */
+    rc = repoint(e, v);
+  }
+  for (int k = 0; k < e->num_outputs && !rc; k++)
+    if (e->outputs[k] == old) e->outputs[k] = fresh;
+  mxr_ndarray_free(fresh); /* the slots hold it now */
+  return rc;
+}
+
+int mxr__executor_renew_held_outputs(struct mxr_executor *e) {
+  bool waited = false;
+  for (int h = 0; h < e->num_outputs; h++) {
+    const struct mxr_entry *head = &e->fg.g->heads[h];
+    mxr_ndarray *arr = e->outputs[h];
+    if (!e->owned[e->row[head->node] + head->index]) continue; /* a bound array */
+    if (mxr__ndarray_refs(arr) <= slots_holding(e, arr)) continue; /* nobody else holds it */
+    int rc = waited ? 0 : quiesce(e);
+    waited = true;
+    if (!rc) rc = renew_output(e, h);
+    if (rc) return rc;
+  }
+  return 0;
 }
 
 int mxr__executor_backward_bound(struct mxr_executor *e) {

@@ -122,6 +122,12 @@ enum exec_slot {
  * array must have the slot's shape and dtype. */
 int mxr__executor_bind_array(struct mxr_executor *e, enum exec_slot slot, int i, mxr_ndarray *arr,
                              int grad_req);
+/* Give every output array that someone besides the executor still holds
+ * (a caller of an earlier call) a new array in its place, so the next
+ * forward does not write over what that holder reads.  Waits for the
+ * executor's pushed ops first when there is one to renew; free otherwise.
+ * Outputs that are bound arrays (an argument passed through) stay. */
+int mxr__executor_renew_held_outputs(struct mxr_executor *e);
 /* Push the backward pass with the head gradients as bound (no copies). */
 int mxr__executor_backward_bound(struct mxr_executor *e);
 /* The array currently in a slot. */

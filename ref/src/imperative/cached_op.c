@@ -7,6 +7,10 @@
  * variable gradients are bound to the plan (rebinding only when a caller
  * passes different arrays); forward and backward push op segments of
  * forward_bulk_size / backward_bulk_size nodes named "op1,op2,...".
+ * A call's outputs are the plan's output arrays; when a caller still holds
+ * those of an earlier call, the plan gets new ones first, so every call
+ * returns arrays of its own (as MXNet's) while a loop that frees its
+ * outputs pays nothing for it.
  * Without static_alloc/static_shape the same plan is used (the reference
  * has no dynamic-memory variant); the flags are accepted and kept.
  */
@@ -212,6 +216,9 @@ int mxr_cached_op_invoke(mxr_cached_op *c, int num_inputs, mxr_ndarray *const *i
   struct cop_state *st = &c->states[recording];
   mxr_mutex_lock(&c->mu);
   int rc = same_signature(st, num_inputs, inputs) ? bind_inputs(c, st, inputs) : plan(c, st, recording, inputs);
+  /* Outputs are new arrays each call, as MXNet's: one a caller kept from an
+   * earlier call must not change under it. */
+  if (!rc && *num_outputs == 0) rc = mxr__executor_renew_held_outputs(st->exec);
   if (!rc) rc = mxr_executor_forward(st->exec, mxr_autograd_is_training());
   mxr_mutex_unlock(&c->mu);
   if (rc) return rc;

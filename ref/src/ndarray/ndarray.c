@@ -255,6 +255,10 @@ void mxr_ndarray_free(mxr_ndarray *arr) {
   if (prev == 1) destroy(arr);
 }
 
+long mxr__ndarray_refs(const mxr_ndarray *arr) {
+  return arr ? atomic_load_explicit(&arr->refs, memory_order_acquire) : 0;
+}
+
 /* ---------------------------------------------------------------------------
  * Accessors.  They accept NULL and answer as for a none array, so that a
  * caller's mistake reads as "no array" rather than a crash. */
