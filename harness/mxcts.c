@@ -113,11 +113,15 @@ static void print_help(const char *cmd) {
            "harness/mxcts-parallel does all of this.\n\n%s", help_run_opts);
   } else if (!strcmp(cmd, "exec")) {
     printf("usage: mxcts exec --dir DIR [--timeout S] [--grace S] [--lock shared|exclusive|none]\n"
-           "                  [--lock-file F] -- [NAME=VALUE ...] PROGRAM [ARGS ...]\n\n"
+           "                  [--lock-file F] [--group-file F] -- [NAME=VALUE ...] PROGRAM [ARGS ...]\n\n"
            "Run PROGRAM in DIR with exactly the NAME=VALUE environment (nothing inherited),\n"
            "stdout and stderr into DIR/stdout.txt and DIR/stderr.txt, killing its process\n"
-           "group at the deadline, and record how it ended in DIR/outcome.json.  Exit\n"
-           "status 0 when the outcome was recorded (whatever the program did), 2 otherwise.\n");
+           "group at the deadline, and record how it ended in DIR/outcome.json.  With\n"
+           "--group-file (the plan's lines pass one per config unless --keep-going): if F\n"
+           "names a process of the same config that crashed or timed out, PROGRAM is not\n"
+           "run and the outcome is 'skipped' with that cause; if PROGRAM crashes or times\n"
+           "out, F is made to name DIR.  Exit status 0 when the outcome was recorded\n"
+           "(whatever the program did), 2 otherwise.\n");
   } else if (!strcmp(cmd, "judge")) {
     printf("usage: mxcts judge --out DIR [--reruns] [--tap F] [--junit F] [--json F] [--html F]\n"
            "                   [--expectations F]\n\n"
@@ -195,7 +199,7 @@ enum {
   OPT_IMPL = 256, OPT_IMPL_NAME, OPT_PROBE, OPT_SUITES, OPT_SUITE, OPT_ROUNDS, OPT_SEED, OPT_OUT,
   OPT_EXPECT, OPT_TAP, OPT_JUNIT, OPT_JSON, OPT_HTML, OPT_JOBS, OPT_PASS_ENV, OPT_TSCALE,
   OPT_GRACE, OPT_LOCK_FILE, OPT_NO_PROGRESS, OPT_HELP, OPT_RERUNS, OPT_DIR, OPT_TIMEOUT, OPT_LOCK,
-  OPT_KEEP_GOING
+  OPT_KEEP_GOING, OPT_GROUP_FILE
 };
 
 static const struct option run_longopts[] = {
@@ -490,10 +494,11 @@ static const struct option exec_longopts[] = {
     {"dir", required_argument, NULL, OPT_DIR},       {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"grace", required_argument, NULL, OPT_GRACE},   {"lock", required_argument, NULL, OPT_LOCK},
     {"lock-file", required_argument, NULL, OPT_LOCK_FILE},
+    {"group-file", required_argument, NULL, OPT_GROUP_FILE},
     {"help", no_argument, NULL, OPT_HELP},           {NULL, 0, NULL, 0}};
 
 struct exec_args {
-  char *dir, *lock_file;
+  char *dir, *lock_file, *group_file;
   double timeout, grace;
   bool exclusive, no_lock, help;
 };
@@ -512,6 +517,7 @@ static int exec_option(int c, const char *arg, struct exec_args *e) {
     e->no_lock = !strcmp(arg, "none");
     return 0;
   case OPT_LOCK_FILE: set_str(&e->lock_file, arg); return 0;
+  case OPT_GROUP_FILE: set_str(&e->group_file, arg); return 0;
   case OPT_HELP: e->help = true; return 0;
   case ':': return usage_error("exec", "option %s needs a value", "");
   default: return usage_error("exec", "unknown option");
@@ -534,8 +540,8 @@ static int cmd_exec(int argc, char **argv) {
     char *dir = mxcts_abspath(e.dir), *lock = e.no_lock ? NULL : e.lock_file ? mxcts_xstrdup(e.lock_file) : mxcts_default_lock_file();
     char *empty[] = {NULL};
     struct mxcts_proc proc = {dir,       dir,         argv + i,      env.n ? env.v : empty,
-                              e.timeout, e.exclusive, MXCTS_NO_GROUP};
-    struct mxcts_run_opts ro = {1, e.grace, lock, NULL, false};
+                              e.timeout, e.exclusive, e.group_file ? 0 : MXCTS_NO_GROUP};
+    struct mxcts_run_opts ro = {1, e.grace, lock, NULL, false, e.group_file};
     rc = mxcts_run_procs(&proc, 1, &ro) ? internal_error("exec") : 0;
     free(dir);
     free(lock);
@@ -543,6 +549,7 @@ static int cmd_exec(int argc, char **argv) {
   mxcts_strv_free(&env);
   free(e.dir);
   free(e.lock_file);
+  free(e.group_file);
   return rc;
 }
 

@@ -219,7 +219,7 @@ static int ask_gpu_count(const struct mxcts_plan *p) {
   struct mxcts_proc proc = {"preflight/gpu-count", dir, argv.v, env.v,
                             MXCTS_DEFAULT_TIMEOUT * (p->opt.timeout_scale > 0 ? p->opt.timeout_scale : 1.0),
                             false, MXCTS_NO_GROUP};
-  struct mxcts_run_opts ro = {1, p->opt.grace_s, p->opt.lock_file, NULL, false};
+  struct mxcts_run_opts ro = {1, p->opt.grace_s, p->opt.lock_file, NULL, false, NULL};
   int gpus = -1;
   json_t *doc = NULL;
   if (mxcts_run_procs(&proc, 1, &ro) == 0 && mxcts_json_load(result, &doc) == 0) {
@@ -329,6 +329,13 @@ char *mxcts_job_command(const struct mxcts_job *j) {
   return mxcts_buf_take(&b);
 }
 
+char *mxcts_group_file(const struct mxcts_job *j) {
+  const char *slash = strrchr(j->dir, '/');
+  int len = slash ? (int)(slash - j->dir) : 0;
+  return mxcts_xasprintf("%.*s/%s", len, j->dir,
+                         j->kind == MXCTS_JOB_RERUN ? "rerun-group-failed" : "group-failed");
+}
+
 static void exec_line(const struct mxcts_plan *p, const struct mxcts_job *j, struct mxcts_buf *b) {
   mxcts_shell_quote(b, p->opt.self ? p->opt.self : "mxcts");
   mxcts_buf_puts(b, " exec --dir ");
@@ -338,6 +345,13 @@ static void exec_line(const struct mxcts_plan *p, const struct mxcts_job *j, str
   if (p->opt.lock_file) {
     mxcts_buf_puts(b, " --lock-file ");
     mxcts_shell_quote(b, p->opt.lock_file);
+  }
+  if (!p->opt.keep_going) {
+    /* the config's processes share it (a rerun is a fresh start, as in run) */
+    char *file = mxcts_group_file(j);
+    mxcts_buf_puts(b, " --group-file ");
+    mxcts_shell_quote(b, file);
+    free(file);
   }
   mxcts_buf_puts(b, " --");
   quote_words(b, &j->env);

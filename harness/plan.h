@@ -81,6 +81,11 @@ struct mxcts_job {
   double timeout_s;
 };
 
+/* The file through which the separately run processes of j's config share
+ * a crash or timeout (mxcts exec --group-file): in the config's directory,
+ * one for the first pass and one for the rerun.  Caller frees. */
+char *mxcts_group_file(const struct mxcts_job *j);
+
 struct mxcts_rerun {
   size_t suite;
   long seed;               /* the rerun's seed (a new S for that suite) */

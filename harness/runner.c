@@ -196,7 +196,8 @@ struct slot {
 
 /* A group whose process crashed or timed out: its later processes are skipped. */
 struct failed_group {
-  size_t group, proc;
+  size_t group;
+  char *id;             /* the failed process's (owned) */
   enum mxcts_exit how;  /* SIGNAL or TIMEOUT */
   int signal;
 };
@@ -211,26 +212,66 @@ struct sched {
   int rc;               /* the first internal error */
 };
 
-static const struct failed_group *group_failure(const struct sched *s, size_t group) {
+static bool is_failure(enum mxcts_exit how) { return how == MXCTS_EXIT_SIGNAL || how == MXCTS_EXIT_TIMEOUT; }
+
+static const struct failed_group *add_failure(struct sched *s, size_t group, const char *id,
+                                              enum mxcts_exit how, int signal) {
+  s->failed = mxcts_xrealloc(s->failed, (s->nfailed + 1) * sizeof *s->failed);
+  s->failed[s->nfailed] = (struct failed_group){group, mxcts_xstrdup(id), how, signal};
+  return &s->failed[s->nfailed++];
+}
+
+/* The failure another run wrote to the group file (share_failure), if any:
+ * the file names the failed process's directory, whose outcome.json says
+ * what it did. */
+static const struct failed_group *shared_failure(struct sched *s, size_t group) {
+  FILE *f = fopen(s->o->group_file, "r");
+  if (!f) return NULL;
+  char dir[4096];
+  bool got = fgets(dir, sizeof dir, f) != NULL;
+  fclose(f);
+  dir[got ? strcspn(dir, "\n") : 0] = '\0';
+  struct mxcts_outcome o;
+  if (!*dir || mxcts_outcome_load(dir, &o)) return NULL;
+  const struct failed_group *r = is_failure(o.how) ? add_failure(s, group, dir, o.how, o.signal) : NULL;
+  mxcts_outcome_free(&o);
+  return r;
+}
+
+/* Tell the group's processes that later runs start (mxcts exec, one process
+ * each) that procs[proc] failed: its directory, written to the group file
+ * unless another failure got there first (link() does not replace).  Only
+ * saves time, so a file that cannot be written is passed over. */
+static void share_failure(const struct sched *s, size_t proc) {
+  char *tmp = mxcts_xasprintf("%s.%ld.tmp", s->o->group_file, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (f) {
+    bool written = fprintf(f, "%s\n", s->procs[proc].dir) > 0;
+    if (fclose(f) == 0 && written) (void)link(tmp, s->o->group_file);
+  }
+  unlink(tmp);
+  free(tmp);
+}
+
+static const struct failed_group *group_failure(struct sched *s, size_t group) {
   if (group == MXCTS_NO_GROUP || s->o->keep_going) return NULL;
   for (size_t i = 0; i < s->nfailed; i++)
     if (s->failed[i].group == group) return &s->failed[i];
-  return NULL;
+  return s->o->group_file ? shared_failure(s, group) : NULL;
 }
 
 static void note_failure(struct sched *s, size_t proc, const struct mxcts_outcome *out) {
   size_t group = s->procs[proc].group;
-  if (out->how != MXCTS_EXIT_SIGNAL && out->how != MXCTS_EXIT_TIMEOUT) return;
-  if (group == MXCTS_NO_GROUP || group_failure(s, group)) return;
-  s->failed = mxcts_xrealloc(s->failed, (s->nfailed + 1) * sizeof *s->failed);
-  s->failed[s->nfailed++] = (struct failed_group){group, proc, out->how, out->signal};
+  if (!is_failure(out->how) || group == MXCTS_NO_GROUP || s->o->keep_going) return;
+  if (s->o->group_file) share_failure(s, proc);
+  if (!group_failure(s, group)) add_failure(s, group, s->procs[proc].id, out->how, out->signal);
 }
 
 static void record(struct sched *s, size_t proc, struct mxcts_outcome *out) {
   out->timeout_s = s->procs[proc].timeout_s;
-  note_failure(s, proc, out);
   int rc = mxcts_outcome_save(s->procs[proc].dir, out);
   if (rc && !s->rc) s->rc = rc;
+  note_failure(s, proc, out); /* after the save: the group file points at it */
   mxcts_outcome_free(out);
   if (s->o->progress) mxcts_progress_step(s->o->progress);
 }
@@ -241,7 +282,7 @@ static void skip_one(struct sched *s, size_t i, const struct failed_group *f) {
   const char *what = f->how == MXCTS_EXIT_TIMEOUT ? "timed out" : "crashed";
   out.detail = mxcts_xasprintf("not run: %s %s (%s); later processes of its config were "
                                "skipped (--keep-going runs them)",
-                               s->procs[f->proc].id, what,
+                               f->id, what,
                                f->how == MXCTS_EXIT_TIMEOUT ? "deadline"
                                                             : mxcts_signal_name(f->signal));
   int rc = prepare_dir(s->procs[i].dir);
@@ -388,6 +429,7 @@ int mxcts_run_procs(const struct mxcts_proc *procs, size_t n, const struct mxcts
   free(untimed);
   free(timed);
   free(s.slots);
+  for (size_t i = 0; i < s.nfailed; i++) free(s.failed[i].id);
   free(s.failed);
   return s.rc;
 }

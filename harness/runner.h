@@ -82,6 +82,8 @@ struct mxcts_run_opts {
   const char *lock_file;     /* NULL: no host-wide lock */
   struct mxcts_progress *progress;   /* may be NULL */
   bool keep_going;           /* run every process even after its group failed */
+  const char *group_file;    /* NULL, or a file that processes of one group run by
+                                separate calls share (mxcts exec): see below */
 };
 
 /* Run the processes (untimed first, in parallel; then timed, serially),
@@ -91,7 +93,12 @@ struct mxcts_run_opts {
  * would only repeat the failure -- a hanging implementation would otherwise
  * cost a full deadline per round.  Returns 0 when every outcome was
  * recorded, whatever the processes did; an error only when the runner
- * itself failed (a directory it cannot create, a file it cannot write). */
+ * itself failed (a directory it cannot create, a file it cannot write).
+ * Processes of one group may also be run by separate calls, as the lines of
+ * `mxcts plan` do under GNU parallel: with a group_file, a call records its
+ * group's failure there (the failed process's directory; the first failure
+ * stays), and a call that finds the file skips its processes the same way.
+ * All processes given must then be of one group. */
 int mxcts_run_procs(const struct mxcts_proc *procs, size_t n, const struct mxcts_run_opts *o);
 
 #endif /* MXCTS_RUNNER_H */

@@ -39,7 +39,7 @@ int mxcts_session_run_jobs(struct mxcts_plan *p, size_t first, bool progress) {
   pr.enabled = pr.enabled && progress;
   mxcts_progress_add_total(&pr, n);
   struct mxcts_run_opts ro = {p->opt.jobs, p->opt.grace_s, p->opt.lock_file, &pr,
-                              p->opt.keep_going};
+                              p->opt.keep_going, NULL};
   int rc = mxcts_run_procs(procs, n, &ro);
   mxcts_progress_finish(&pr);
   free(procs);

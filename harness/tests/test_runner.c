@@ -17,6 +17,7 @@
 #include "judge.h"
 #include "plan.h"
 #include "result.h"
+#include "runner.h"
 #include "session.h"
 
 /* Two configs, slow and fast, and an assertion of every kind. */
@@ -247,6 +248,48 @@ START_TEST(test_a_hung_config_costs_one_deadline) {
     ck_assert_int_eq(json_integer_value(json_object_get(counts, "timeout")), keep_going ? 5 : 1);
     ck_assert_int_eq(json_integer_value(json_object_get(counts, "skipped")), keep_going ? 0 : 4);
     json_decref(r);
+    hu_cleanup(dir);
+  }
+}
+END_TEST
+
+/* The same through the plan's lines (what GNU parallel runs), one mxcts
+ * exec each: the config's group file carries the timeout from job to job. */
+START_TEST(test_plan_lines_skip_after_a_hang) {
+  for (int keep_going = 0; keep_going <= 1; keep_going++) {
+    char *dir = hu_tmpdir();
+    free(hu_write_suite(dir, "hung", hung_suite));
+    struct mxcts_options o;
+    hu_options(&o, dir, 5);
+    o.keep_going = keep_going;
+    o.self = mxcts_xstrdup(MXCTS_TEST_BUILDDIR "/harness/mxcts");
+    struct mxcts_plan p;
+    ck_assert_msg(mxcts_plan_build(&o, &p) == 0, "plan: %s", mxcts_last_error());
+    ck_assert_int_eq(mxcts_session_save_plan(&p), 0);
+    char *jobs = mxcts_xasprintf("%s/jobs.txt", dir);
+    FILE *f = fopen(jobs, "w");
+    ck_assert_ptr_nonnull(f);
+    mxcts_plan_print_lines(&p, 0, f);
+    ck_assert_int_eq(fclose(f), 0);
+    char *cmd = mxcts_xasprintf("sh -e '%s' >/dev/null 2>&1", jobs);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(count_exits(dir, "hang", "timeout"), keep_going ? 5 : 1);
+    ck_assert_int_eq(count_exits(dir, "hang", "skipped"), keep_going ? 0 : 4);
+    ck_assert_int_eq(count_exits(dir, "ok", "code"), 5);
+    if (!keep_going) {
+      struct mxcts_outcome out;
+      char *r2 = mxcts_xasprintf("%s/out/hung/hang/r002", dir);
+      ck_assert_int_eq(mxcts_outcome_load(r2, &out), 0);
+      ck_assert_int_eq(out.cause, MXCTS_EXIT_TIMEOUT);
+      ck_assert_msg(out.detail && strstr(out.detail, "hung/hang/r001 timed out"), "detail: %s",
+                    out.detail ? out.detail : "(none)");
+      mxcts_outcome_free(&out);
+      free(r2);
+    }
+    free(cmd);
+    free(jobs);
+    mxcts_plan_free(&p);
+    mxcts_options_free(&o);
     hu_cleanup(dir);
   }
 }
@@ -659,6 +702,7 @@ int main(void) {
   tcase_add_test(tc, test_crash_timeout_error_verdicts);
   tcase_add_test(tc, test_crash_in_an_ordering_is_a_crash_not_slower);
   tcase_add_test(tc, test_a_hung_config_costs_one_deadline);
+  tcase_add_test(tc, test_plan_lines_skip_after_a_hang);
   tcase_add_test(tc, test_noisy_but_ordered_never_fails);
   tcase_add_test(tc, test_reversed_timings_fail_after_one_rerun);
   tcase_add_test(tc, test_pass_on_rerun_is_flaky);
