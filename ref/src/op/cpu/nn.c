@@ -459,8 +459,8 @@ KERNEL(smo_backward_gpu) {
   struct mxr_smo_grad_plan g = {.valid = 1};
   st = smo_grad_setup(p, label, y, &g);
   return st ? st
-            : mxr__gpu_smo_grad(mxr__op_stream(ctx), y->dtype, &g, label->data, y->data,
-                                out[0].data, req[0]);
+            : mxr__gpu_smo_grad(ctx->run, y->dtype, &g, label->data, y->data, out[0].data,
+                                req[0]);
 }
 #endif
 

@@ -4,7 +4,10 @@
  * element for element: the same formula in double, the same order of sums
  * within a row, the same random draws.  Sizes here are those of losses (a
  * row per example), so the kernels favour plainness: one thread per row or
- * per element.
+ * per element.  SoftmaxOutput's gradient with normalization "valid" first
+ * counts the labels that count into a word of the run's device scratch
+ * (device/cuda_worker.h), all blocks adding, then divides by it on the
+ * device: the host never waits for the count.
  */
 #include "config.h"
 
@@ -14,7 +17,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include "device/cuda_check.h"
+#include "device/cuda_worker.h"
 #include "mxref/base.h"
+#include "mxref/engine.h"
 #include "op/gpu/kernel_util.cuh"
 #include "op/gpu/nn.h"
 #include "op/random_fn.h"
@@ -47,24 +53,32 @@ __global__ void softmax_mid_kernel(int64_t outer, int64_t k, int64_t inner, cons
 
 /* ------------------------------------------------ SoftmaxOutput gradient */
 
-/* With count_valid the kernel runs as one block: its threads first count
- * the labels that are not ignored (a block reduction), then share the
- * elements.  Otherwise any grid works. */
+/* With count_valid, the labels other than ignore_label, counted into
+ * *count (zeroed before): a block reduction, then one atomic add a block.
+ * The count is an integer, so the order of the adds does not matter. */
 template <typename T>
-__global__ void smo_grad_kernel(mxr_smo_grad_plan g, const T *label, const T *y, T *dx, int req) {
-  __shared__ int64_t partial[kThreads];
+__global__ void count_valid_kernel(int64_t n, int ignore_label, const T *label,
+                                   unsigned long long *count) {
+  __shared__ unsigned long long partial[kThreads];
+  unsigned long long mine = 0;
+  for (int64_t j = first_index(); j < n; j += index_step())
+    mine += label_int(static_cast<double>(label[j])) != ignore_label;
+  partial[threadIdx.x] = mine;
+  __syncthreads();
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if ((int)threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0 && partial[0] != 0) atomicAdd(count, partial[0]);
+}
+
+/* valid_count: the count_valid_kernel's result when g.count_valid. */
+template <typename T>
+__global__ void smo_grad_kernel(mxr_smo_grad_plan g, const unsigned long long *valid_count,
+                                const T *label, const T *y, T *dx, int req) {
   double scale = g.grad_scale;
   if (g.count_valid) {
-    int64_t mine = 0;
-    for (int64_t j = threadIdx.x; j < g.outer * g.inner; j += blockDim.x)
-      mine += label_int(static_cast<double>(label[j])) != g.ignore_label;
-    partial[threadIdx.x] = mine;
-    __syncthreads();
-    for (int half = blockDim.x / 2; half > 0; half /= 2) {
-      if ((int)threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
-      __syncthreads();
-    }
-    scale /= static_cast<double>(partial[0] == 0 ? 1 : partial[0]);
+    scale /= static_cast<double>(*valid_count == 0 ? 1 : *valid_count);
   } else {
     scale /= static_cast<double>(g.valid);
     if (g.divide_by_inner) scale /= static_cast<double>(g.inner);
@@ -169,15 +183,28 @@ extern "C" int mxr__gpu_softmax_mid(void *stream, int dtype, int64_t outer, int6
   });
 }
 
-extern "C" int mxr__gpu_smo_grad(void *stream, int dtype, const mxr_smo_grad_plan *g,
-                                 const void *label, const void *y, void *dx, int req) {
-  const int64_t n = g->outer * g->k * g->inner;
+extern "C" int mxr__gpu_smo_grad(const struct mxr_run_ctx *run, int dtype,
+                                 const mxr_smo_grad_plan *g, const void *label, const void *y,
+                                 void *dx, int req) {
+  const int64_t n = g->outer * g->k * g->inner, nlabels = g->outer * g->inner;
   if (req == kNull || n == 0) return 0;
-  const int grid = g->count_valid ? 1 : blocks_for(n);
+  void *stream = run ? run->stream : nullptr;
+  unsigned long long *count = nullptr;
+  if (g->count_valid) {
+    void *scratch = nullptr;
+    const int st = mxr__cuda_scratch(run, sizeof *count, &scratch);
+    if (st) return st;
+    count = static_cast<unsigned long long *>(scratch);
+    MXR_CUDA_CALL(cudaMemsetAsync(count, 0, sizeof *count, as_stream(stream)));
+  }
   return by_dtype("_backward_SoftmaxOutput", stream, dtype, req, [&](auto *tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    smo_grad_kernel<T><<<grid, kThreads, 0, as_stream(stream)>>>(
-        *g, static_cast<const T *>(label), static_cast<const T *>(y), static_cast<T *>(dx), req);
+    if (count)
+      count_valid_kernel<T><<<blocks_for(nlabels), kThreads, 0, as_stream(stream)>>>(
+          nlabels, g->ignore_label, static_cast<const T *>(label), count);
+    smo_grad_kernel<T><<<blocks_for(n), kThreads, 0, as_stream(stream)>>>(
+        *g, count, static_cast<const T *>(label), static_cast<const T *>(y),
+        static_cast<T *>(dx), req);
   });
 }
 

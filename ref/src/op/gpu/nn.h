@@ -38,7 +38,10 @@ struct mxr_smo_grad_plan {
   bool smooth;
   double alpha, off; /* smoothing: added at the label, subtracted elsewhere */
 };
-int mxr__gpu_smo_grad(void *stream, int dtype, const struct mxr_smo_grad_plan *g,
+struct mxr_run_ctx;
+/* Queued on run's stream (NULL run: a direct call on the legacy default
+ * stream); with count_valid it takes a word of run's device scratch. */
+int mxr__gpu_smo_grad(const struct mxr_run_ctx *run, int dtype, const struct mxr_smo_grad_plan *g,
                       const void *label, const void *y, void *dx, int req);
 
 /* SoftmaxOutput's gradient with probability labels (label shaped as y):
