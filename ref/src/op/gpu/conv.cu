@@ -30,7 +30,11 @@
  * allowed too.  The choice is made once per device, direction, dtype,
  * geometry, tuning mode, workspace limit and TF32 permission, and kept in
  * a mutex-protected table of at most kMaxChoices entries (emptied when
- * full).
+ * full).  When cuDNN offers no algorithm that may be used (none within the
+ * workspace limit, or none without TF32), the op runs without cuDNN
+ * (conv_gemm.h, the cudnn_off path) instead of failing, as MXNet falls back
+ * to its own convolution where cuDNN cannot do one; a backward missing
+ * either gradient's algorithm runs whole that way.
  *
  * Layouts.  Tensors are described to cuDNN with explicit packed strides,
  * channel first (the CPU op refuses channel-last convolution layouts).
@@ -63,6 +67,7 @@
 #include "device/cuda_worker.h"
 #include "mxref/engine.h"
 #include "op/gpu/conv.h"
+#include "op/gpu/conv_gemm.h"
 #include "op/gpu/kernel_util.cuh"
 
 #ifdef MXR_HAVE_CUDNN
@@ -270,10 +275,12 @@ int begin_conv(const struct mxr_run_ctx *run, const struct mxr__gpu_conv *cv, Co
 enum Direction { kForward, kBackwardData, kBackwardFilter };
 
 struct Choice {
-  int algo;
+  int algo; /* kNoAlgorithm: cuDNN offers none that may be used */
   cudnnMathType_t math;
   size_t workspace;
 };
+
+constexpr int kNoAlgorithm = -1;
 
 using ChoiceKey = std::array<int64_t, 32>;
 
@@ -335,7 +342,6 @@ ChoiceKey choice_key(const struct mxr__gpu_conv *cv, int device, Direction dir) 
 struct ForwardAlgos {
   using Perf = cudnnConvolutionFwdAlgoPerf_t;
   static constexpr Direction dir = kForward;
-  static constexpr const char *name = "forward";
   static int count(const ConvDescs &d, int *n) {
     MXR_CUDNN_CALL(d.dnn->fwd_algo_count(d.h, n));
     return 0;
@@ -357,7 +363,6 @@ struct ForwardAlgos {
 struct BackwardDataAlgos {
   using Perf = cudnnConvolutionBwdDataAlgoPerf_t;
   static constexpr Direction dir = kBackwardData;
-  static constexpr const char *name = "data gradient";
   static int count(const ConvDescs &d, int *n) {
     MXR_CUDNN_CALL(d.dnn->bwd_data_algo_count(d.h, n));
     return 0;
@@ -382,7 +387,6 @@ struct BackwardDataAlgos {
 struct BackwardFilterAlgos {
   using Perf = cudnnConvolutionBwdFilterAlgoPerf_t;
   static constexpr Direction dir = kBackwardFilter;
-  static constexpr const char *name = "weight gradient";
   static int count(const ConvDescs &d, int *n) {
     MXR_CUDNN_CALL(d.dnn->bwd_filter_algo_count(d.h, n));
     return 0;
@@ -418,15 +422,6 @@ bool first_usable(const Perf *perf, int got, const struct mxr__gpu_conv *cv, Cho
   return false;
 }
 
-int no_algorithm(const char *what, const struct mxr__gpu_conv *cv) {
-  return mxr_set_error(MXR_EINVAL,
-                       "Convolution (GPU): cuDNN offers no %s %s algorithm for this geometry "
-                       "within the workspace limit of %zu bytes%s (cudnn_tune mode %d)",
-                       dtype_str(cv->dtype), what, cv->workspace_limit,
-                       cv->dtype == MXR_FLOAT32 && !tf32_ok(cv->dtype) ? " without TF32" : "",
-                       cv->tune);
-}
-
 template <typename Algos>
 int choose(const ConvDescs &d, const struct mxr__gpu_conv *cv, Choice *out) {
   int max = 0;
@@ -436,7 +431,10 @@ int choose(const ConvDescs &d, const struct mxr__gpu_conv *cv, Choice *out) {
   int got = 0;
   st = Algos::query(d, cv->tune != 0, static_cast<int>(perf.size()), &got, perf.data());
   if (st) return st;
-  if (!first_usable(perf.data(), got, cv, out)) return no_algorithm(Algos::name, cv);
+  if (!first_usable(perf.data(), got, cv, out)) {
+    *out = Choice{kNoAlgorithm, CUDNN_FMA_MATH, 0};
+    return 0;
+  }
   /* The exact size for the math type it runs with. */
   MXR_CUDNN_CALL(d.dnn->set_conv_math(d.conv.d, out->math));
   size_t bytes = 0;
@@ -447,8 +445,8 @@ int choose(const ConvDescs &d, const struct mxr__gpu_conv *cv, Choice *out) {
 }
 
 /* The algorithm of one direction for this geometry on the current device:
- * from the table, or chosen now (and remembered).  Leaves the descriptor's
- * math type set for it. */
+ * from the table, or chosen now (and remembered; kNoAlgorithm too).  Leaves
+ * the descriptor's math type set for it. */
 template <typename Algos>
 int algorithm(const ConvDescs &d, const struct mxr__gpu_conv *cv, Choice *out) {
   int dev;
@@ -461,17 +459,15 @@ int algorithm(const ConvDescs &d, const struct mxr__gpu_conv *cv, Choice *out) {
     if (st) return st;
     choices().put(key, *out);
   }
-  MXR_CUDNN_CALL(d.dnn->set_conv_math(d.conv.d, out->math));
+  if (out->algo != kNoAlgorithm) MXR_CUDNN_CALL(d.dnn->set_conv_math(d.conv.d, out->math));
   return 0;
 }
 
-/* Queue y = (or +=) conv(x, w). */
+/* Queue y = (or +=) conv(x, w) with algorithm fwd. */
 int conv_products(const struct mxr_run_ctx *run, const struct mxr__gpu_conv *cv, ConvDescs &d,
-                  const void *x, const void *w, void *y, int req) {
-  Choice fwd;
-  int st = algorithm<ForwardAlgos>(d, cv, &fwd);
+                  const Choice &fwd, const void *x, const void *w, void *y, int req) {
   void *ws = nullptr;
-  if (!st) st = mxr__cuda_scratch(run, fwd.workspace, &ws);
+  int st = mxr__cuda_scratch(run, fwd.workspace, &ws);
   if (st) return st;
   MXR_CUDNN_CALL(d.dnn->conv_forward(d.h, one(cv->dtype), d.x.d, x, d.w.d, w, d.conv.d,
                                      static_cast<cudnnConvolutionFwdAlgo_t>(fwd.algo), ws,
@@ -479,18 +475,22 @@ int conv_products(const struct mxr_run_ctx *run, const struct mxr__gpu_conv *cv,
   return 0;
 }
 
-/* Queue the data and weight gradients that are asked for. */
+/* The algorithms of the gradients asked for (the others stay as given). */
+int gradient_algorithms(const ConvDescs &d, const struct mxr__gpu_conv *cv, int req_dx,
+                        int req_dw, Choice *data, Choice *filter) {
+  int st = req_dx != kNull ? algorithm<BackwardDataAlgos>(d, cv, data) : 0;
+  if (!st && req_dw != kNull) st = algorithm<BackwardFilterAlgos>(d, cv, filter);
+  return st;
+}
+
+/* Queue the data and weight gradients that are asked for, with these
+ * algorithms. */
 int conv_gradients(const struct mxr_run_ctx *run, const struct mxr__gpu_conv *cv, ConvDescs &d,
-                   const void *dy, const void *x, const void *w, void *dx, int req_dx, void *dw,
-                   int req_dw) {
-  Choice data{0, CUDNN_FMA_MATH, 0}, filter{0, CUDNN_FMA_MATH, 0};
-  int st = 0;
-  if (req_dx != kNull) st = algorithm<BackwardDataAlgos>(d, cv, &data);
-  if (!st && req_dw != kNull) st = algorithm<BackwardFilterAlgos>(d, cv, &filter);
+                   const Choice &data, const Choice &filter, const void *dy, const void *x,
+                   const void *w, void *dx, int req_dx, void *dw, int req_dw) {
   void *ws = nullptr;
-  if (!st)
-    st = mxr__cuda_scratch(run, data.workspace > filter.workspace ? data.workspace
-                                                                  : filter.workspace, &ws);
+  int st = mxr__cuda_scratch(run, data.workspace > filter.workspace ? data.workspace
+                                                                    : filter.workspace, &ws);
   if (st) return st;
   const void *a = one(cv->dtype);
   if (req_dx != kNull) {
@@ -532,10 +532,16 @@ extern "C" int mxr__gpu_conv_forward(const struct mxr_run_ctx *run, const struct
   ConvDescs d;
   st = begin_conv(run, cv, &d);
   if (st) return st;
-  /* x without elements (no channels, or an input of extent 0 made
-   * non-empty by padding) contributes nothing: cuDNN refuses it */
-  st = input_empty(cv) ? zero_unless_add(stream, y, ysize, cv->dtype, req)
-                       : conv_products(run, cv, d, x, w, y, req);
+  if (input_empty(cv)) {
+    /* x without elements (no channels, or an input of extent 0 made
+     * non-empty by padding) contributes nothing: cuDNN refuses it */
+    st = zero_unless_add(stream, y, ysize, cv->dtype, req);
+  } else {
+    Choice fwd;
+    st = algorithm<ForwardAlgos>(d, cv, &fwd);
+    if (!st && fwd.algo == kNoAlgorithm) return mxr__gpu_conv_gemm_forward(run, cv, x, w, b, y, req);
+    if (!st) st = conv_products(run, cv, d, fwd, x, w, y, req);
+  }
   if (st) return st;
   if (b)
     MXR_CUDNN_CALL(d.dnn->add_tensor(d.h, one(cv->dtype), d.b.d, b, one(cv->dtype), d.y.d, y));
@@ -554,10 +560,15 @@ extern "C" int mxr__gpu_conv_backward(const struct mxr_run_ctx *run,
   ConvDescs d;
   st = begin_conv(run, cv, &d);
   if (st) return st;
-  if (input_empty(cv)) /* dx has no elements; dw gets no contribution */
+  if (input_empty(cv)) { /* dx has no elements; dw gets no contribution */
     st = zero_unless_add(stream, dw, weight_size(cv), cv->dtype, req_dw);
-  else
-    st = conv_gradients(run, cv, d, dy, x, w, dx, req_dx, dw, req_dw);
+  } else {
+    Choice data{0, CUDNN_FMA_MATH, 0}, filter{0, CUDNN_FMA_MATH, 0};
+    st = gradient_algorithms(d, cv, req_dx, req_dw, &data, &filter);
+    if (!st && (data.algo == kNoAlgorithm || filter.algo == kNoAlgorithm))
+      return mxr__gpu_conv_gemm_backward(run, cv, dy, x, w, dx, req_dx, dw, req_dw, db, req_db);
+    if (!st) st = conv_gradients(run, cv, d, data, filter, dy, x, w, dx, req_dx, dw, req_dw);
+  }
   if (st) return st;
   if (req_db != kNull) {
     if (cv->n == 0) { /* dy has no elements */
