@@ -374,6 +374,12 @@ END_TEST
 #define CONV1X1_VALS {"(1,)", "6", "3", "True", "True"}
 #define CONV3D_KEYS {"kernel", "num_filter", "stride", "pad", "cudnn_off"}
 #define CONV3D_VALS {"(2,2,3)", "3", "(1,2,1)", "(1,0,1)", "True"}
+/* Through cuDNN with no workspace at all: what cuDNN has within that
+ * limit, or the fallback to the path above when it has nothing; either
+ * way the CPU's result. */
+#define CONV_NOWS_KEYS {"kernel", "num_filter", "num_group", "stride", "dilate", "pad", "workspace", \
+                        "cudnn_tune"}
+#define CONV_NOWS_VALS {"(3,3)", "6", "2", "(2,2)", "(2,1)", "(1,2)", "0", "limited_workspace"}
 
 static const struct mm_case conv_cases[] = {
     /* data (2, 4, 9, 10), weight (6, 2, 3, 3): output (2, 6, 4, 6) */
@@ -402,6 +408,10 @@ static const struct mm_case conv_cases[] = {
      {{1, 2, 4, 5, 6}, {3, 2, 2, 2, 3}, {3}}},
     {"_backward_Convolution", CONV3D_KEYS, CONV3D_VALS, 5, 4, MXR_FLOAT64, {5, 5, 5, 1},
      {{1, 3, 5, 2, 6}, {1, 2, 4, 5, 6}, {3, 2, 2, 2, 3}, {3}}},
+    {"Convolution", CONV_NOWS_KEYS, CONV_NOWS_VALS, 8, 3, MXR_FLOAT32, {4, 4, 1},
+     {{2, 4, 9, 10}, {6, 2, 3, 3}, {6}}},
+    {"_backward_Convolution", CONV_NOWS_KEYS, CONV_NOWS_VALS, 8, 4, MXR_FLOAT32, {4, 4, 4, 1},
+     {{2, 6, 4, 6}, {2, 4, 9, 10}, {6, 2, 3, 3}, {6}}},
 };
 #define NUM_CONV ((int)(sizeof conv_cases / sizeof conv_cases[0]))
 
