@@ -229,13 +229,19 @@ static int count_exits(const char *dir, const char *config, const char *exit) {
   return n;
 }
 
+/* A new directory holding the hung suite, and options to run it. */
+static char *hung_setup(bool keep_going, struct mxcts_options *o) {
+  char *dir = hu_tmpdir();
+  free(hu_write_suite(dir, "hung", hung_suite));
+  hu_options(o, dir, 5);
+  o->keep_going = keep_going;
+  return dir;
+}
+
 START_TEST(test_a_hung_config_costs_one_deadline) {
   for (int keep_going = 0; keep_going <= 1; keep_going++) {
-    char *dir = hu_tmpdir();
-    free(hu_write_suite(dir, "hung", hung_suite));
     struct mxcts_options o;
-    hu_options(&o, dir, 5);
-    o.keep_going = keep_going;
+    char *dir = hung_setup(keep_going, &o);
     json_t *r = hu_run_opts(&o);
     assert_verdict(r, "hung/hang", "timeout", keep_going ? "deadline" : NULL);
     assert_verdict(r, "hung/ok", "pass", NULL);
@@ -257,11 +263,8 @@ END_TEST
  * exec each: the config's group file carries the timeout from job to job. */
 START_TEST(test_plan_lines_skip_after_a_hang) {
   for (int keep_going = 0; keep_going <= 1; keep_going++) {
-    char *dir = hu_tmpdir();
-    free(hu_write_suite(dir, "hung", hung_suite));
     struct mxcts_options o;
-    hu_options(&o, dir, 5);
-    o.keep_going = keep_going;
+    char *dir = hung_setup(keep_going, &o);
     o.self = mxcts_xstrdup(MXCTS_TEST_BUILDDIR "/harness/mxcts");
     struct mxcts_plan p;
     ck_assert_msg(mxcts_plan_build(&o, &p) == 0, "plan: %s", mxcts_last_error());

@@ -25,6 +25,27 @@ static void fill_placeholder(NDArrayHandle handle, mxr_ndarray *arr) {
   mxr_ndarray_free(old);
 }
 
+/* Hand a call's outputs to the caller: created ones as new handles (the
+ * caller owns them) with *num_outputs; for given arrays only the storage
+ * types (all dense), in this thread's buffer. */
+static int return_outputs(bool create, mxr_ndarray **out, int nout, int *num_outputs,
+                          NDArrayHandle **outputs, const int **out_stypes) {
+  if (create) {
+    int st = mxr__capi_return_arrays(out, nout, outputs, out_stypes);
+    if (!st) *num_outputs = nout;
+    return st;
+  }
+  if (!out_stypes) return 0;
+  struct capi_tls *t = mxr__capi_tls();
+  if (!t) return MXR_ENOMEM;
+  int st = mxr__capi_reserve(&t->stypes, ((size_t)nout + 1) * sizeof(int));
+  if (!st) {
+    for (int i = 0; i <= nout; i++) ((int *)t->stypes.p)[i] = 0;
+    *out_stypes = t->stypes.p;
+  }
+  return st;
+}
+
 int MXImperativeInvokeEx(AtomicSymbolCreator creator, int num_inputs, NDArrayHandle *inputs,
                          int *num_outputs, NDArrayHandle **outputs, int num_params,
                          const char **param_keys, const char **param_vals,
@@ -92,19 +113,7 @@ int MXImperativeInvokeEx(AtomicSymbolCreator creator, int num_inputs, NDArrayHan
   if (!st) st = mxr_imperative_invoke(op, params, num_inputs, in, &nout, out);
   mxr_op_params_free(params);
   if (st) return -1;
-  if (create) {
-    st = mxr__capi_return_arrays(out, nout, outputs, out_stypes);
-    if (!st) *num_outputs = nout;
-  } else if (out_stypes) {
-    struct capi_tls *t = mxr__capi_tls();
-    if (!t) return -1;
-    st = mxr__capi_reserve(&t->stypes, ((size_t)nout + 1) * sizeof(int));
-    if (!st) {
-      for (int i = 0; i <= nout; i++) ((int *)t->stypes.p)[i] = 0;
-      *out_stypes = t->stypes.p;
-    }
-  }
-  return capi_ret(st);
+  return capi_ret(return_outputs(create, out, nout, num_outputs, outputs, out_stypes));
 }
 
 /* --------------------------------------------------------------- autograd */
@@ -261,19 +270,7 @@ int MXInvokeCachedOpEx(CachedOpHandle handle, int num_inputs, NDArrayHandle *inp
   }
   free(in);
   if (st) return -1;
-  if (create) {
-    st = mxr__capi_return_arrays(out, nout, outputs, out_stypes);
-    if (!st) *num_outputs = nout;
-  } else if (out_stypes) {
-    struct capi_tls *t = mxr__capi_tls();
-    if (!t) return -1;
-    st = mxr__capi_reserve(&t->stypes, ((size_t)nout + 1) * sizeof(int));
-    if (!st) {
-      for (int i = 0; i <= nout; i++) ((int *)t->stypes.p)[i] = 0;
-      *out_stypes = t->stypes.p;
-    }
-  }
-  return capi_ret(st);
+  return capi_ret(return_outputs(create, out, nout, num_outputs, outputs, out_stypes));
 }
 
 int MXFreeCachedOp(CachedOpHandle handle) {
