@@ -1,16 +1,33 @@
 /* A whole run of a plan (session.h). */
 #include "session.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "judge.h"
 #include "runner.h"
+
+/* A plan's jobs start afresh: no group file (mxcts_group_file) of an
+ * earlier run in the same directory may skip them. */
+static int remove_group_files(const struct mxcts_plan *p) {
+  int rc = 0;
+  for (size_t i = 0; i < p->njobs && !rc; i++) {
+    char *file = mxcts_group_file(&p->jobs[i]);
+    if (unlink(file) != 0 && errno != ENOENT)
+      rc = mxcts_set_error(MXCTS_ESYS, "%s: cannot remove: %s", file, strerror(errno));
+    free(file);
+  }
+  return rc;
+}
 
 int mxcts_session_save_plan(const struct mxcts_plan *p) {
   char *path = mxcts_xasprintf("%s/plan.json", p->opt.out);
   int rc = mxcts_mkdirs(p->opt.out);
   if (!rc) rc = mxcts_plan_save(p, path);
+  if (!rc) rc = remove_group_files(p);
   free(path);
   return rc;
 }

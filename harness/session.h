@@ -19,7 +19,8 @@
 
 #include "plan.h"
 
-/* Write OUT/plan.json (creating OUT). */
+/* Write OUT/plan.json (creating OUT), and remove the group files an
+ * earlier run left for the plan's configs (mxcts_group_file). */
 int mxcts_session_save_plan(const struct mxcts_plan *p);
 /* Run jobs [first, njobs) with the plan's options; `progress` allows the
  * progress line (shown only on a terminal). */
