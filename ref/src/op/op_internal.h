@@ -96,10 +96,21 @@ static inline void *mxr__op_stream(const struct mxr_op_ctx *ctx) {
   return ctx->run ? ctx->run->stream : NULL;
 }
 
-typedef int (*mxr_fcompute)(const struct mxr_op_ctx *ctx, const void *params,
-                            const struct mxr_tensor *in, int nin, const int *req,
-                            struct mxr_tensor *out, int nout, struct mxr_tensor *aux,
-                            int naux);
+/* The parameter list of an op kernel, for the op files that define many:
+ * static int fn(MXR_FCOMPUTE_PARAMS) { MXR_FCOMPUTE_UNUSED; ... } (the
+ * second for a kernel that reads only some of them); MXR_SHAPE_FN_PARAMS
+ * and MXR_SHAPE_FN_UNUSED are the same for infer_shape. */
+#define MXR_FCOMPUTE_PARAMS                                                                  \
+  const struct mxr_op_ctx *ctx, const void *params, const struct mxr_tensor *in, int nin,    \
+      const int *req, struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux
+#define MXR_FCOMPUTE_UNUSED \
+  ((void)ctx, (void)params, (void)in, (void)nin, (void)req, (void)out, (void)nout, (void)aux, (void)naux)
+#define MXR_SHAPE_FN_PARAMS                                                          \
+  const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out, int nout, \
+      struct mxr_shape *aux, int naux
+#define MXR_SHAPE_FN_UNUSED ((void)params, (void)in, (void)nin, (void)out, (void)nout, (void)aux, (void)naux)
+
+typedef int (*mxr_fcompute)(MXR_FCOMPUTE_PARAMS);
 
 /* ------------------------------------------------------------ params */
 
@@ -184,8 +195,7 @@ struct mxr_op {
                                           of them when variadic); NULL: "arg0", ... */
   const char *const *aux_names;        /* naux names */
 
-  int (*infer_shape)(const void *params, struct mxr_shape *in, int nin,
-                     struct mxr_shape *out, int nout, struct mxr_shape *aux, int naux);
+  int (*infer_shape)(MXR_SHAPE_FN_PARAMS);
   int (*infer_type)(const void *params, int *in, int nin, int *out, int nout, int *aux,
                     int naux);
   unsigned dtypes; /* bit (1u << dtype) per supported dtype; 0: float32 only */

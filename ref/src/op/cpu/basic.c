@@ -38,8 +38,7 @@ static int resolve_axes(const struct mxr_tuple *axes, int ndim, bool flip[MXR_MA
   return 0;
 }
 
-static int reverse_shape(const void *params, struct mxr_shape *in, int nin,
-                         struct mxr_shape *out, int nout, struct mxr_shape *aux, int naux) {
+static int reverse_shape(MXR_SHAPE_FN_PARAMS) {
   (void)aux;
   (void)naux;
   (void)nout;
@@ -96,9 +95,7 @@ static void reverse_copy(const struct mxr_tensor *src, struct mxr_tensor *dst, c
   }
 }
 
-static int reverse_forward(const struct mxr_op_ctx *ctx, const void *params,
-                           const struct mxr_tensor *in, int nin, const int *req,
-                           struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int reverse_forward(MXR_FCOMPUTE_PARAMS) {
   (void)ctx;
   (void)nin;
   (void)nout;
@@ -117,9 +114,7 @@ static int reverse_forward(const struct mxr_op_ctx *ctx, const void *params,
 }
 
 #ifdef MXR_HAVE_CUDA
-static int reverse_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                               const struct mxr_tensor *in, int nin, const int *req,
-                               struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int reverse_forward_gpu(MXR_FCOMPUTE_PARAMS) {
   (void)nin;
   (void)nout;
   (void)aux;
@@ -173,9 +168,7 @@ static const struct mxr_op op_backward_reverse = {
 
 /* ---------------------------------------------------------------- _copy */
 
-static int copy_forward(const struct mxr_op_ctx *ctx, const void *params,
-                        const struct mxr_tensor *in, int nin, const int *req,
-                        struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int copy_forward(MXR_FCOMPUTE_PARAMS) {
   (void)ctx;
   (void)params;
   (void)nin;
@@ -203,9 +196,7 @@ static int copy_forward(const struct mxr_op_ctx *ctx, const void *params,
 }
 
 #ifdef MXR_HAVE_CUDA
-static int copy_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                            const struct mxr_tensor *in, int nin, const int *req,
-                            struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int copy_forward_gpu(MXR_FCOMPUTE_PARAMS) {
   (void)params;
   (void)nin;
   (void)nout;
@@ -232,8 +223,7 @@ static const struct mxr_op op_copy = {
 
 /* The gradient of a reshaping op (Flatten, _copy) has the input's shape and
  * the output gradient's size: only the sizes must agree. */
-static int same_size_shape(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out,
-                           int nout, struct mxr_shape *aux, int naux) {
+static int same_size_shape(MXR_SHAPE_FN_PARAMS) {
   (void)params;
   (void)nin;
   (void)nout;
@@ -286,8 +276,7 @@ static int init_check(const char *opname, void *params) {
   return 0;
 }
 
-static int init_shape(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out,
-                      int nout, struct mxr_shape *aux, int naux) {
+static int init_shape(MXR_SHAPE_FN_PARAMS) {
   (void)in;
   (void)nin;
   (void)nout;
@@ -336,9 +325,7 @@ static int fill_value(struct mxr_tensor *t, int req, double v) {
   }
 }
 
-static int zeros_forward(const struct mxr_op_ctx *ctx, const void *params,
-                         const struct mxr_tensor *in, int nin, const int *req,
-                         struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int zeros_forward(MXR_FCOMPUTE_PARAMS) {
   (void)ctx;
   (void)params;
   (void)in;
@@ -349,9 +336,7 @@ static int zeros_forward(const struct mxr_op_ctx *ctx, const void *params,
   return fill_value(&out[0], req[0], 0.0);
 }
 
-static int ones_forward(const struct mxr_op_ctx *ctx, const void *params,
-                        const struct mxr_tensor *in, int nin, const int *req,
-                        struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int ones_forward(MXR_FCOMPUTE_PARAMS) {
   (void)ctx;
   (void)params;
   (void)in;
@@ -370,16 +355,12 @@ static int fill_output_gpu(const struct mxr_op_ctx *ctx, const int *req, struct 
                        value);
 }
 
-static int zeros_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                             const struct mxr_tensor *in, int nin, const int *req,
-                             struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int zeros_forward_gpu(MXR_FCOMPUTE_PARAMS) {
   (void)params, (void)in, (void)nin, (void)nout, (void)aux, (void)naux;
   return fill_output_gpu(ctx, req, out, 0.0);
 }
 
-static int ones_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                            const struct mxr_tensor *in, int nin, const int *req,
-                            struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int ones_forward_gpu(MXR_FCOMPUTE_PARAMS) {
   (void)params, (void)in, (void)nin, (void)nout, (void)aux, (void)naux;
   return fill_output_gpu(ctx, req, out, 1.0);
 }
@@ -439,9 +420,7 @@ static int add_n_check(const char *opname, void *params) {
 
 static int add_n_nin(const void *params) { return ((const struct add_n_params *)params)->num_args; }
 
-static int add_n_forward(const struct mxr_op_ctx *ctx, const void *params,
-                         const struct mxr_tensor *in, int nin, const int *req,
-                         struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int add_n_forward(MXR_FCOMPUTE_PARAMS) {
   (void)ctx;
   (void)params;
   (void)nout;
@@ -468,9 +447,7 @@ static int add_n_forward(const struct mxr_op_ctx *ctx, const void *params,
 }
 
 #ifdef MXR_HAVE_CUDA
-static int add_n_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                             const struct mxr_tensor *in, int nin, const int *req,
-                             struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int add_n_forward_gpu(MXR_FCOMPUTE_PARAMS) {
   (void)params;
   (void)nout;
   (void)aux;
@@ -529,8 +506,7 @@ static const struct mxr_op op_ones_like = {
  * pass starts with it (one more op in the backward region). */
 static const char *const identity_like_inputs[] = {"lhs", "rhs"};
 
-static int identity_like_shape(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out,
-                               int nout, struct mxr_shape *aux, int naux) {
+static int identity_like_shape(MXR_SHAPE_FN_PARAMS) {
   (void)params;
   (void)nin;
   (void)nout;

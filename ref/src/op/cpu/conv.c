@@ -179,16 +179,14 @@ static int conv_infer(const struct conv_params *p, const struct mxr_shape *data,
   return st;
 }
 
-static int conv_shape(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out,
-                      int nout, struct mxr_shape *aux, int naux) {
+static int conv_shape(MXR_SHAPE_FN_PARAMS) {
   (void)nin, (void)nout, (void)aux, (void)naux;
   const struct conv_params *p = params;
   return conv_infer(p, &in[0], &in[1], p->no_bias ? NULL : &in[2], &out[0]);
 }
 
 /* _backward_Convolution: in = (ograd, data, weight[, bias]), out = their gradients. */
-static int conv_backward_shape(const void *params, struct mxr_shape *in, int nin,
-                               struct mxr_shape *out, int nout, struct mxr_shape *aux, int naux) {
+static int conv_backward_shape(MXR_SHAPE_FN_PARAMS) {
   (void)aux, (void)naux;
   const struct conv_params *p = params;
   for (int i = 1; i < nin && i - 1 < nout; i++) {
@@ -320,9 +318,7 @@ static int conv_cpu_checks(const char *op, const struct mxr_op_ctx *ctx, int dty
   return 0;
 }
 
-static int conv_forward(const struct mxr_op_ctx *ctx, const void *params,
-                        const struct mxr_tensor *in, int nin, const int *req,
-                        struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int conv_forward(MXR_FCOMPUTE_PARAMS) {
   (void)nout, (void)aux, (void)naux;
   const struct conv_params *p = params;
   if (req[0] == MXR_REQ_NULL) return 0;
@@ -357,9 +353,7 @@ static int conv_forward(const struct mxr_op_ctx *ctx, const void *params,
   return 0;
 }
 
-static int conv_backward(const struct mxr_op_ctx *ctx, const void *params,
-                         const struct mxr_tensor *in, int nin, const int *req,
-                         struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int conv_backward(MXR_FCOMPUTE_PARAMS) {
   (void)aux, (void)naux;
   const struct conv_params *p = params;
   const char *op = "_backward_Convolution";
@@ -435,9 +429,7 @@ static struct mxr__gpu_conv conv_gpu_desc(const struct conv_params *p, const str
   return cv;
 }
 
-static int conv_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                            const struct mxr_tensor *in, int nin, const int *req,
-                            struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int conv_forward_gpu(MXR_FCOMPUTE_PARAMS) {
   (void)nout, (void)aux, (void)naux;
   const struct conv_params *p = params;
   if (req[0] == MXR_REQ_NULL) return 0;
@@ -454,9 +446,7 @@ static int conv_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
   return mxr__gpu_conv_gemm_forward(run, &cv, in[0].data, in[1].data, bias, out[0].data, req[0]);
 }
 
-static int conv_backward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                             const struct mxr_tensor *in, int nin, const int *req,
-                             struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int conv_backward_gpu(MXR_FCOMPUTE_PARAMS) {
   (void)aux, (void)naux;
   const struct conv_params *p = params;
   struct conv_geom g;

@@ -39,9 +39,7 @@ struct site {
   void *stream;
 };
 
-#define KERNEL_PARAMS                                                                        \
-  const struct mxr_op_ctx *ctx, const void *params, const struct mxr_tensor *in, int nin,    \
-      const int *req, struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux
+#define KERNEL_PARAMS MXR_FCOMPUTE_PARAMS
 #define KERNEL_PASS ctx, params, in, nin, req, out, nout, aux, naux
 
 /* KERNEL(fn) { body }: one body for both devices, reading `site`, with the
@@ -63,9 +61,7 @@ struct site {
   ((void)site, (void)ctx, (void)params, (void)in, (void)nin, (void)req, (void)out, (void)nout, \
    (void)aux, (void)naux)
 
-#define SHAPE_FN(fn)                                                                   \
-  static int fn(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out, \
-                int nout, struct mxr_shape *aux, int naux)
+#define SHAPE_FN(fn) static int fn(MXR_SHAPE_FN_PARAMS)
 
 static const char *const data_names[] = {"data", "gamma"};
 static const char *const lhs_rhs[] = {"lhs", "rhs"};

@@ -10,18 +10,11 @@
 
 #define F32_F64 ((1u << MXR_FLOAT32) | (1u << MXR_FLOAT64))
 
-#define KERNEL(fn)                                                                       \
-  static int fn(const struct mxr_op_ctx *ctx, const void *params,                        \
-                const struct mxr_tensor *in, int nin, const int *req, struct mxr_tensor *out, \
-                int nout, struct mxr_tensor *aux, int naux)
-#define KERNEL_ARGS_MAYBE_UNUSED \
-  ((void)ctx, (void)params, (void)in, (void)nin, (void)req, (void)out, (void)nout, (void)aux, (void)naux)
+#define KERNEL(fn) static int fn(MXR_FCOMPUTE_PARAMS)
+#define KERNEL_ARGS_MAYBE_UNUSED MXR_FCOMPUTE_UNUSED
 
-#define SHAPE_FN(fn)                                                                  \
-  static int fn(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out, \
-                int nout, struct mxr_shape *aux, int naux)
-#define SHAPE_ARGS_MAYBE_UNUSED \
-  ((void)params, (void)in, (void)nin, (void)out, (void)nout, (void)aux, (void)naux)
+#define SHAPE_FN(fn) static int fn(MXR_SHAPE_FN_PARAMS)
+#define SHAPE_ARGS_MAYBE_UNUSED MXR_SHAPE_FN_UNUSED
 
 static inline double get(const struct mxr_tensor *t, int64_t i) {
   return t->dtype == MXR_FLOAT64 ? ((const double *)t->data)[i] : (double)((const float *)t->data)[i];

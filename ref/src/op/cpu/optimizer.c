@@ -62,12 +62,8 @@ static const struct mxr_param_field adam_fields[] = {
 static const char *const sgd_inputs[] = {"weight", "grad", "mom"};
 static const char *const adam_inputs[] = {"weight", "grad", "mean", "var"};
 
-#define KERNEL(fn)                                                                       \
-  static int fn(const struct mxr_op_ctx *ctx, const void *params,                        \
-                const struct mxr_tensor *in, int nin, const int *req, struct mxr_tensor *out, \
-                int nout, struct mxr_tensor *aux, int naux)
-#define KERNEL_ARGS_MAYBE_UNUSED \
-  ((void)ctx, (void)params, (void)in, (void)nin, (void)req, (void)out, (void)nout, (void)aux, (void)naux)
+#define KERNEL(fn) static int fn(MXR_FCOMPUTE_PARAMS)
+#define KERNEL_ARGS_MAYBE_UNUSED MXR_FCOMPUTE_UNUSED
 
 /* MXNet's mshadow_op::clip. */
 #define CLIP(x, bound) ((x) > (bound) ? (bound) : (x) < -(bound) ? -(bound) : (x))

@@ -196,15 +196,13 @@ static int pool_infer(const struct pool_params *p, const struct mxr_shape *data,
   return mxr__shape_assign(out, &o, "Pooling: output");
 }
 
-static int pool_shape(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out,
-                      int nout, struct mxr_shape *aux, int naux) {
+static int pool_shape(MXR_SHAPE_FN_PARAMS) {
   (void)nin, (void)nout, (void)aux, (void)naux;
   return pool_infer(params, &in[0], &out[0]);
 }
 
 /* _backward_Pooling: in = (ograd, data, output), out = (data gradient). */
-static int pool_backward_shape(const void *params, struct mxr_shape *in, int nin,
-                               struct mxr_shape *out, int nout, struct mxr_shape *aux, int naux) {
+static int pool_backward_shape(MXR_SHAPE_FN_PARAMS) {
   (void)nin, (void)nout, (void)aux, (void)naux;
   int st = mxr__shape_assign(&in[1], &out[0], "Pooling gradient: data");
   if (!st) st = mxr__shape_assign(&out[0], &in[1], "Pooling gradient: output");
@@ -288,9 +286,7 @@ static int pool_prepare(const char *op, const struct pool_params *p, const struc
   return 0;
 }
 
-static int pool_forward(const struct mxr_op_ctx *ctx, const void *params,
-                        const struct mxr_tensor *in, int nin, const int *req,
-                        struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int pool_forward(MXR_FCOMPUTE_PARAMS) {
   (void)ctx, (void)nin, (void)nout, (void)aux, (void)naux;
   if (req[0] == MXR_REQ_NULL) return 0;
   struct pool_run r;
@@ -340,9 +336,7 @@ static int pool_backward_checks(const struct pool_params *p, const struct mxr_te
   return st;
 }
 
-static int pool_backward(const struct mxr_op_ctx *ctx, const void *params,
-                         const struct mxr_tensor *in, int nin, const int *req,
-                         struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int pool_backward(MXR_FCOMPUTE_PARAMS) {
   (void)ctx, (void)nin, (void)nout, (void)aux, (void)naux;
   if (req[0] == MXR_REQ_NULL) return 0;
   struct pool_run r;
@@ -413,9 +407,7 @@ static struct mxr__gpu_pool pool_gpu_desc(const struct pool_params *p, const str
   return pl;
 }
 
-static int pool_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                            const struct mxr_tensor *in, int nin, const int *req,
-                            struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int pool_forward_gpu(MXR_FCOMPUTE_PARAMS) {
   (void)nin, (void)nout, (void)aux, (void)naux;
   if (req[0] == MXR_REQ_NULL) return 0;
   struct pool_run r;
@@ -425,9 +417,7 @@ static int pool_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
   return mxr__gpu_pool_forward(ctx ? ctx->run : NULL, &pl, in[0].data, out[0].data, req[0]);
 }
 
-static int pool_backward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                             const struct mxr_tensor *in, int nin, const int *req,
-                             struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int pool_backward_gpu(MXR_FCOMPUTE_PARAMS) {
   (void)nin, (void)nout, (void)aux, (void)naux;
   if (req[0] == MXR_REQ_NULL) return 0;
   struct pool_run r;

@@ -103,8 +103,7 @@ static int reduce_plan(const struct reduce_params *p, const struct mxr_shape *in
   return 0;
 }
 
-static int reduce_shape(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out,
-                        int nout, struct mxr_shape *aux, int naux) {
+static int reduce_shape(MXR_SHAPE_FN_PARAMS) {
   (void)nin, (void)nout, (void)aux, (void)naux;
   if (!mxr__shape_known(&in[0])) return 0;
   bool red[MXR_MAX_NDIM];
@@ -115,8 +114,7 @@ static int reduce_shape(const void *params, struct mxr_shape *in, int nin, struc
 
 /* Backward: input ograd (the forward output's shape), output the data
  * gradient; the data shape cannot be recovered from ograd, so only check. */
-static int reduce_backward_shape(const void *params, struct mxr_shape *in, int nin,
-                                 struct mxr_shape *out, int nout, struct mxr_shape *aux, int naux) {
+static int reduce_backward_shape(MXR_SHAPE_FN_PARAMS) {
   (void)nin, (void)nout, (void)aux, (void)naux;
   if (!mxr__shape_known(&out[0])) return 0;
   bool red[MXR_MAX_NDIM];
@@ -193,9 +191,7 @@ static int reduce_grad_run(const char *op, const struct reduce_params *p,
 }
 
 #define REDUCE_KERNEL(fn, run, opname, mean)                                                  \
-  static int fn(const struct mxr_op_ctx *ctx, const void *params, const struct mxr_tensor *in, \
-                int nin, const int *req, struct mxr_tensor *out, int nout,                     \
-                struct mxr_tensor *aux, int naux) {                                            \
+  static int fn(MXR_FCOMPUTE_PARAMS) {                                                  \
     UNUSED_KERNEL_ARGS;                                                                        \
     return run(opname, params, &in[0], req[0], &out[0], mean);                                 \
   }
@@ -240,9 +236,7 @@ static int reduce_grad_run_gpu(const struct mxr_op_ctx *ctx, const char *op,
 }
 
 #define REDUCE_KERNEL_GPU(fn, run, opname, mean)                                               \
-  static int fn(const struct mxr_op_ctx *ctx, const void *params, const struct mxr_tensor *in, \
-                int nin, const int *req, struct mxr_tensor *out, int nout,                     \
-                struct mxr_tensor *aux, int naux) {                                            \
+  static int fn(MXR_FCOMPUTE_PARAMS) {                                                  \
     UNUSED_KERNEL_ARGS;                                                                        \
     return run(ctx, opname, params, &in[0], req[0], &out[0], mean);                            \
   }
@@ -343,8 +337,7 @@ static int dot_plan(const struct dot_params *p, const struct mxr_shape *l, const
   return 0;
 }
 
-static int dot_shape(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out,
-                     int nout, struct mxr_shape *aux, int naux) {
+static int dot_shape(MXR_SHAPE_FN_PARAMS) {
   (void)nin, (void)nout, (void)aux, (void)naux;
   if (!mxr__shape_known(&in[0]) || !mxr__shape_known(&in[1])) return 0;
   struct dot_plan pl;
@@ -353,8 +346,7 @@ static int dot_shape(const void *params, struct mxr_shape *in, int nin, struct m
 }
 
 /* Backward: inputs (ograd, lhs, rhs), outputs (lhs grad, rhs grad). */
-static int dot_backward_shape(const void *params, struct mxr_shape *in, int nin,
-                              struct mxr_shape *out, int nout, struct mxr_shape *aux, int naux) {
+static int dot_backward_shape(MXR_SHAPE_FN_PARAMS) {
   (void)nin, (void)nout, (void)aux, (void)naux;
   int st_ = mxr__shape_assign(&out[0], &in[1], "lhs gradient");
   if (!st_) st_ = mxr__shape_assign(&in[1], &out[0], "lhs");
@@ -415,9 +407,7 @@ static int dot_forward_on(bool gpu, const struct mxr_op_ctx *ctx, const struct d
                 out[0].data);
 }
 
-static int dot_forward(const struct mxr_op_ctx *ctx, const void *params, const struct mxr_tensor *in,
-                       int nin, const int *req, struct mxr_tensor *out, int nout,
-                       struct mxr_tensor *aux, int naux) {
+static int dot_forward(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   return dot_forward_on(false, ctx, params, in, req, out);
 }
@@ -460,24 +450,18 @@ static int dot_backward_on(bool gpu, const struct mxr_op_ctx *ctx, const struct 
   return matmul(ctx, gpu, dt, true, ta, n, k, m, G, n, A, lda, req[1], out[1].data);
 }
 
-static int dot_backward(const struct mxr_op_ctx *ctx, const void *params, const struct mxr_tensor *in,
-                        int nin, const int *req, struct mxr_tensor *out, int nout,
-                        struct mxr_tensor *aux, int naux) {
+static int dot_backward(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   return dot_backward_on(false, ctx, params, in, req, out);
 }
 
 #ifdef MXR_HAVE_CUDA
-static int dot_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                           const struct mxr_tensor *in, int nin, const int *req,
-                           struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int dot_forward_gpu(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   return dot_forward_on(true, ctx, params, in, req, out);
 }
 
-static int dot_backward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                            const struct mxr_tensor *in, int nin, const int *req,
-                            struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int dot_backward_gpu(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   return dot_backward_on(true, ctx, params, in, req, out);
 }
@@ -520,8 +504,7 @@ static const struct mxr_op op_backward_dot = {
 
 /* ------------------------------------------------------------- Flatten */
 
-static int flatten_shape(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out,
-                         int nout, struct mxr_shape *aux, int naux) {
+static int flatten_shape(MXR_SHAPE_FN_PARAMS) {
   (void)params, (void)nin, (void)nout, (void)aux, (void)naux;
   if (!mxr__shape_known(&in[0])) return 0;
   if (in[0].ndim == 0)
@@ -532,18 +515,14 @@ static int flatten_shape(const void *params, struct mxr_shape *in, int nin, stru
   return mxr__shape_assign(&out[0], &want, "output");
 }
 
-static int flatten_forward(const struct mxr_op_ctx *ctx, const void *params,
-                           const struct mxr_tensor *in, int nin, const int *req,
-                           struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int flatten_forward(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   (void)params;
   return copy_kernel("Flatten", &in[0], req[0], &out[0]);
 }
 
 #ifdef MXR_HAVE_CUDA
-static int flatten_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                               const struct mxr_tensor *in, int nin, const int *req,
-                               struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int flatten_forward_gpu(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   (void)params;
   return copy_kernel_gpu(ctx, "Flatten", &in[0], req[0], &out[0]);
@@ -709,8 +688,7 @@ static int reshape_infer(const struct reshape_params *p, const struct mxr_shape 
   return 0;
 }
 
-static int reshape_shape(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out,
-                         int nout, struct mxr_shape *aux, int naux) {
+static int reshape_shape(MXR_SHAPE_FN_PARAMS) {
   (void)nin, (void)nout, (void)aux, (void)naux;
   if (!mxr__shape_known(&in[0])) return 0;
   struct mxr_shape want;
@@ -719,8 +697,7 @@ static int reshape_shape(const void *params, struct mxr_shape *in, int nin, stru
 }
 
 /* _backward_reshape: ograd -> data gradient; only the sizes must agree. */
-static int backward_reshape_shape(const void *params, struct mxr_shape *in, int nin,
-                                  struct mxr_shape *out, int nout, struct mxr_shape *aux, int naux) {
+static int backward_reshape_shape(MXR_SHAPE_FN_PARAMS) {
   (void)params, (void)nin, (void)nout, (void)aux, (void)naux;
   if (mxr__shape_known(&in[0]) && mxr__shape_known(&out[0]) &&
       mxr_shape_size(&in[0]) != mxr_shape_size(&out[0])) {
@@ -731,36 +708,26 @@ static int backward_reshape_shape(const void *params, struct mxr_shape *in, int 
   return 0;
 }
 
-static int reshape_forward(const struct mxr_op_ctx *ctx, const void *params,
-                           const struct mxr_tensor *in, int nin, const int *req,
-                           struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int reshape_forward(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   (void)params;
   return copy_kernel("Reshape", &in[0], req[0], &out[0]);
 }
 
-static int backward_reshape_forward(const struct mxr_op_ctx *ctx, const void *params,
-                                    const struct mxr_tensor *in, int nin, const int *req,
-                                    struct mxr_tensor *out, int nout, struct mxr_tensor *aux,
-                                    int naux) {
+static int backward_reshape_forward(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   (void)params;
   return copy_kernel("_backward_reshape", &in[0], req[0], &out[0]);
 }
 
 #ifdef MXR_HAVE_CUDA
-static int reshape_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                               const struct mxr_tensor *in, int nin, const int *req,
-                               struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int reshape_forward_gpu(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   (void)params;
   return copy_kernel_gpu(ctx, "Reshape", &in[0], req[0], &out[0]);
 }
 
-static int backward_reshape_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                                        const struct mxr_tensor *in, int nin, const int *req,
-                                        struct mxr_tensor *out, int nout, struct mxr_tensor *aux,
-                                        int naux) {
+static int backward_reshape_forward_gpu(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   (void)params;
   return copy_kernel_gpu(ctx, "_backward_reshape", &in[0], req[0], &out[0]);

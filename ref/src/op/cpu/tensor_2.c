@@ -79,15 +79,13 @@ static int concat_infer(const struct concat_params *p, struct mxr_shape *in, int
   return 0;
 }
 
-static int concat_shape(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out,
-                        int nout, struct mxr_shape *aux, int naux) {
+static int concat_shape(MXR_SHAPE_FN_PARAMS) {
   (void)nout, (void)aux, (void)naux;
   return concat_infer(params, in, nin, &out[0]);
 }
 
 /* Backward: ograd in, one gradient per forward input out. */
-static int concat_backward_shape(const void *params, struct mxr_shape *in, int nin,
-                                 struct mxr_shape *out, int nout, struct mxr_shape *aux, int naux) {
+static int concat_backward_shape(MXR_SHAPE_FN_PARAMS) {
   (void)nin, (void)aux, (void)naux;
   return concat_infer(params, out, nout, &in[0]);
 }
@@ -148,17 +146,13 @@ static int concat_move(const char *op, const struct concat_params *p,
   return 0;
 }
 
-static int concat_forward(const struct mxr_op_ctx *ctx, const void *params,
-                          const struct mxr_tensor *in, int nin, const int *req,
-                          struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int concat_forward(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   if (req[0] == MXR_REQ_NULL) return 0;
   return concat_move("Concat", params, &out[0], in, nin, req, true);
 }
 
-static int concat_backward(const struct mxr_op_ctx *ctx, const void *params,
-                           const struct mxr_tensor *in, int nin, const int *req,
-                           struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int concat_backward(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   return concat_move("_backward_Concat", params, &in[0], out, nout, req, false);
 }
@@ -190,18 +184,13 @@ static int concat_move_gpu(const struct mxr_op_ctx *ctx, const char *op,
   return 0;
 }
 
-static int concat_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                              const struct mxr_tensor *in, int nin, const int *req,
-                              struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int concat_forward_gpu(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   if (req[0] == MXR_REQ_NULL) return 0;
   return concat_move_gpu(ctx, "Concat", params, &out[0], in, nin, req, true);
 }
 
-static int concat_backward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                               const struct mxr_tensor *in, int nin, const int *req,
-                               struct mxr_tensor *out, int nout, struct mxr_tensor *aux,
-                               int naux) {
+static int concat_backward_gpu(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   return concat_move_gpu(ctx, "_backward_Concat", params, &in[0], out, nout, req, false);
 }
@@ -305,8 +294,7 @@ static int softmax_infer(const struct softmax_params *p, struct mxr_shape *same[
   return mxr__shape_assign(length, &len, "length");
 }
 
-static int softmax_shape(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out,
-                         int nout, struct mxr_shape *aux, int naux) {
+static int softmax_shape(MXR_SHAPE_FN_PARAMS) {
   (void)nin, (void)nout, (void)aux, (void)naux;
   const struct softmax_params *p = params;
   struct mxr_shape *same[2] = {&in[0], &out[0]};
@@ -314,8 +302,7 @@ static int softmax_shape(const void *params, struct mxr_shape *in, int nin, stru
 }
 
 /* Backward: (ograd, output) -> (data gradient[, length gradient]). */
-static int softmax_backward_shape(const void *params, struct mxr_shape *in, int nin,
-                                  struct mxr_shape *out, int nout, struct mxr_shape *aux, int naux) {
+static int softmax_backward_shape(MXR_SHAPE_FN_PARAMS) {
   (void)nin, (void)nout, (void)aux, (void)naux;
   const struct softmax_params *p = params;
   struct mxr_shape *same[3] = {&in[0], &in[1], &out[0]};
@@ -498,9 +485,7 @@ static int softmax_grad_run(const char *op, const struct softmax_params *p,
 }
 
 #define SOFTMAX_KERNEL(fn, run, opname, log_out, reqarg)                                      \
-  static int fn(const struct mxr_op_ctx *ctx, const void *params, const struct mxr_tensor *in, \
-                int nin, const int *req, struct mxr_tensor *out, int nout,                     \
-                struct mxr_tensor *aux, int naux) {                                            \
+  static int fn(MXR_FCOMPUTE_PARAMS) {                                                  \
     UNUSED_KERNEL_ARGS;                                                                        \
     return run(opname, params, in, reqarg, out, log_out);                                      \
   }
@@ -544,9 +529,7 @@ static int softmax_grad_run_gpu(const struct mxr_op_ctx *ctx, const char *op,
 }
 
 #define SOFTMAX_KERNEL_GPU(fn, run, opname, log_out, reqarg)                                  \
-  static int fn(const struct mxr_op_ctx *ctx, const void *params, const struct mxr_tensor *in, \
-                int nin, const int *req, struct mxr_tensor *out, int nout,                     \
-                struct mxr_tensor *aux, int naux) {                                            \
+  static int fn(MXR_FCOMPUTE_PARAMS) {                                                  \
     UNUSED_KERNEL_ARGS;                                                                        \
     return run(ctx, opname, params, in, reqarg, out, log_out);                                 \
   }

@@ -67,15 +67,13 @@ static int transpose_infer(const struct transpose_params *p, struct mxr_shape *s
   return st_ ? st_ : mxr__shape_assign(src, &s, "data");
 }
 
-static int transpose_shape(const void *params, struct mxr_shape *in, int nin, struct mxr_shape *out,
-                           int nout, struct mxr_shape *aux, int naux) {
+static int transpose_shape(MXR_SHAPE_FN_PARAMS) {
   (void)nin, (void)nout, (void)aux, (void)naux;
   return transpose_infer(params, &in[0], &out[0]);
 }
 
 /* Backward: ograd has the forward output's shape, the gradient the input's. */
-static int transpose_backward_shape(const void *params, struct mxr_shape *in, int nin,
-                                    struct mxr_shape *out, int nout, struct mxr_shape *aux, int naux) {
+static int transpose_backward_shape(MXR_SHAPE_FN_PARAMS) {
   (void)nin, (void)nout, (void)aux, (void)naux;
   return transpose_infer(params, &out[0], &in[0]);
 }
@@ -126,18 +124,14 @@ static int transpose_run(const char *op, const int *perm, const struct mxr_tenso
   return 0;
 }
 
-static int transpose_forward(const struct mxr_op_ctx *ctx, const void *params,
-                             const struct mxr_tensor *in, int nin, const int *req,
-                             struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int transpose_forward(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   int perm[MXR_MAX_NDIM];
   int st_ = transpose_perm_for("transpose", "input", params, in[0].shape.ndim, false, perm);
   return st_ ? st_ : transpose_run("transpose", perm, &in[0], req[0], &out[0]);
 }
 
-static int transpose_backward(const struct mxr_op_ctx *ctx, const void *params,
-                              const struct mxr_tensor *in, int nin, const int *req,
-                              struct mxr_tensor *out, int nout, struct mxr_tensor *aux, int naux) {
+static int transpose_backward(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   int perm[MXR_MAX_NDIM];
   const int nd = in[0].shape.ndim;
@@ -154,20 +148,14 @@ static int transpose_run_gpu(const struct mxr_op_ctx *ctx, const char *op, const
                             x->shape.dim, perm, req);
 }
 
-static int transpose_forward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                                 const struct mxr_tensor *in, int nin, const int *req,
-                                 struct mxr_tensor *out, int nout, struct mxr_tensor *aux,
-                                 int naux) {
+static int transpose_forward_gpu(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   int perm[MXR_MAX_NDIM];
   int st_ = transpose_perm_for("transpose", "input", params, in[0].shape.ndim, false, perm);
   return st_ ? st_ : transpose_run_gpu(ctx, "transpose", perm, &in[0], req[0], &out[0]);
 }
 
-static int transpose_backward_gpu(const struct mxr_op_ctx *ctx, const void *params,
-                                  const struct mxr_tensor *in, int nin, const int *req,
-                                  struct mxr_tensor *out, int nout, struct mxr_tensor *aux,
-                                  int naux) {
+static int transpose_backward_gpu(MXR_FCOMPUTE_PARAMS) {
   UNUSED_KERNEL_ARGS;
   int perm[MXR_MAX_NDIM];
   const int nd = in[0].shape.ndim;
