@@ -72,7 +72,7 @@ static const struct spec specs[] = {
     S_BOOL("MXNET_ENABLE_GPU_P2P", enable_gpu_p2p, 1),
     S_BOOL("MXNET_PROFILER_AUTOSTART", profiler_autostart, 0),
     S_INT("MXNET_PROFILER_MODE", profiler_mode, 0, 0, 255),
-    S_INT("MXNET_CUDNN_AUTOTUNE_DEFAULT", cudnn_autotune_default, 0, 0, 2),
+    S_INT("MXNET_CUDNN_AUTOTUNE_DEFAULT", cudnn_autotune_default, 1, 0, 2),
     S_BOOL("MXNET_CUDA_ALLOW_TENSOR_CORE", cuda_allow_tensor_core, 1),
     S_BOOL("MXNET_CUDA_TENSOR_OP_MATH_ALLOW_CONVERSION", cuda_tensor_op_math_allow_conversion, 0),
     S_BOOL("MXNET_ENABLE_CUDA_GRAPHS", enable_cuda_graphs, 0),

@@ -168,7 +168,8 @@ static const struct env_row rows[] = {
               "1 symbolic, 2 imperative, 4 api, 8 memory (15 = all); 0 or unset means "
               "MXNet's default 13 (symbolic, api, memory)."),
     /* GPU math */
-    INT_RANGE("MXNET_CUDNN_AUTOTUNE_DEFAULT", cudnn_autotune_default, "0", 0, 2,
+    /* 1 as MXNet 1.x's cuDNN convolution defaults it (older docs say 0) */
+    INT_RANGE("MXNET_CUDNN_AUTOTUNE_DEFAULT", cudnn_autotune_default, "1", 0, 2,
               "Default cudnn_tune for convolutions: 0 no autotuning, 1 pick the fastest "
               "algorithm within a workspace limit, 2 pick the fastest algorithm."),
     BOOL_VAR("MXNET_CUDA_ALLOW_TENSOR_CORE", cuda_allow_tensor_core, "1",
