@@ -774,7 +774,10 @@ int mxr__executor_renew_held_outputs(struct mxr_executor *e) {
     const struct mxr_entry *head = &e->fg.g->heads[h];
     mxr_ndarray *arr = e->outputs[h];
     if (!e->owned[e->row[head->node] + head->index]) continue; /* a bound array */
-    if (mxr__ndarray_refs(arr) <= slots_holding(e, arr)) continue; /* nobody else holds it */
+    /* nobody else holds it: one reference (the usual case, no scan), or
+     * no more than the plan's slots that share it */
+    const long refs = mxr__ndarray_refs(arr);
+    if (refs <= 1 || refs <= slots_holding(e, arr)) continue;
     int rc = waited ? 0 : quiesce(e);
     waited = true;
     if (!rc) rc = renew_output(e, h);
