@@ -39,22 +39,6 @@ harness_mxcts_LDADD = harness/libmxcts.la $(JANSSON_LIBS) -lm
 dist_bin_SCRIPTS = harness/mxcts-parallel
 dist_man1_MANS = harness/man/mxcts.1
 
-suitesdir = $(pkgdatadir)/suites
-dist_suites_DATA = \
-	suites/bulking-symbolic.json \
-	suites/bulking-cachedop.json \
-	suites/bulking-imperative.json \
-	suites/bulking-inference.json \
-	suites/engine.json \
-	suites/async.json \
-	suites/numerics.json \
-	suites/profiler.json \
-	suites/gpu-bulking-symbolic.json
-expectationsdir = $(suitesdir)/expectations
-dist_expectations_DATA = \
-	suites/expectations/libmxref.txt \
-	suites/expectations/mxnet-1.9.1.txt
-
 # --- tests ------------------------------------------------------------------------
 HARNESS_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/harness -I$(top_srcdir)/ref/tests \
 	-DMXCTS_TEST_SRCDIR='"$(abs_top_srcdir)"' -DMXCTS_TEST_BUILDDIR='"$(abs_top_builddir)"'

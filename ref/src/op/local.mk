@@ -23,6 +23,28 @@ ref_libmxref_core_la_SOURCES += \
 
 mxrefinclude_HEADERS += ref/include/mxref/op.h
 
+# CUDA kernels and their launchers (compiled by the .cu rule of Makefile.am).
+CUDA_SOURCES += \
+	ref/src/op/gpu/basic.cu \
+	ref/src/op/gpu/linalg.cu \
+	ref/src/op/gpu/elemwise.cu \
+	ref/src/op/gpu/nn.cu \
+	ref/src/op/gpu/tensor.cu \
+	ref/src/op/gpu/optimizer.cu \
+	ref/src/op/gpu/conv.cu \
+	ref/src/op/gpu/conv_gemm.cu \
+	ref/src/op/gpu/norm.cu
+CUDA_HEADER_FILES += \
+	ref/src/op/gpu/launch.h \
+	ref/src/op/gpu/kernel_util.cuh \
+	ref/src/op/gpu/elemwise.h \
+	ref/src/op/gpu/nn.h \
+	ref/src/op/gpu/tensor.h \
+	ref/src/op/gpu/optimizer.h \
+	ref/src/op/gpu/conv.h \
+	ref/src/op/gpu/conv_gemm.h \
+	ref/src/op/gpu/norm.h
+
 # Operator tests share the float64 reference checker.
 noinst_LTLIBRARIES += ref/tests/libop_check.la
 ref_tests_libop_check_la_SOURCES = ref/tests/op_check.c ref/tests/op_check.h

@@ -1,0 +1,25 @@
+# The conformance suites and the expectations of known implementations,
+# installed under $(pkgdatadir)/suites where an installed mxcts looks for
+# them (docs/suites.md).  Included from the top Makefile.am.  Every file of
+# suites/ is listed here; `make check-layout` fails when one is missing.
+
+suitesdir = $(pkgdatadir)/suites
+dist_suites_DATA = \
+	suites/async.json \
+	suites/bulking-cachedop.json \
+	suites/bulking-imperative.json \
+	suites/bulking-inference.json \
+	suites/bulking-symbolic.json \
+	suites/engine.json \
+	suites/gpu-async.json \
+	suites/gpu-bulking-cachedop.json \
+	suites/gpu-bulking-symbolic.json \
+	suites/gpu-cuda-graphs.json \
+	suites/gpu-numerics.json \
+	suites/gpu-parity.json \
+	suites/numerics.json \
+	suites/profiler.json
+expectationsdir = $(suitesdir)/expectations
+dist_expectations_DATA = \
+	suites/expectations/libmxref.txt \
+	suites/expectations/mxnet-1.9.1.txt
