@@ -20,7 +20,10 @@
  *
  * Ownership: arrays created for outputs belong to the caller (one
  * reference each).  mark_variables retains the gradient arrays.  A cached
- * op returns its (reused) output arrays with a new reference per call.
+ * op call returns its output arrays with a new reference each; an output
+ * that the caller still holds from an earlier call is never written again
+ * (that call's outputs are replaced by new arrays first), while outputs the
+ * caller has freed are reused.
  */
 #ifndef MXREF_IMPERATIVE_H
 #define MXREF_IMPERATIVE_H
