@@ -8,7 +8,7 @@
  *
  * Time is measured from the first push to the return of wait-for-all, so it
  * includes pushing, dispatch, running and completion.  Each figure is the
- * median of --reps runs.  Targets (issue 2, 2-core machine): per-device at
+ * median of --reps runs.  Targets (2-core machine): per-device at
  * most 1000 ns/op independent and 2000 ns/op chained, naive at most 100,
  * bulked at most 150.  Exit status 0 unless --check is given and a target is
  * missed.

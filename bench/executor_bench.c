@@ -1,5 +1,5 @@
 /*
- * Executor benchmark (issue 3).
+ * Executor benchmark.
  *
  *  1. The seed workload: 1000 chained flips on shape (10,), bound with a
  *     gradient, 1 warm-up and 20 timed forward+backward iterations (waiting
