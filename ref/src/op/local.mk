@@ -3,47 +3,61 @@
 
 ref_libmxref_core_la_SOURCES += \
 	ref/src/op/op_internal.h \
+	ref/src/op/families.h \
 	ref/src/op/registry.c \
 	ref/src/op/params.c \
 	ref/src/op/blas.c \
-	ref/src/op/cpu/basic.c \
-	ref/src/op/cpu/elemwise.c \
-	ref/src/op/cpu/tensor.c \
-	ref/src/op/cpu/tensor_2.c \
-	ref/src/op/cpu/transpose.c \
-	ref/src/op/cpu/tensor_common.h \
-	ref/src/op/cpu/nn.c \
-	ref/src/op/cpu/dropout.c \
-	ref/src/op/cpu/batchnorm.c \
-	ref/src/op/cpu/nn_common.h \
-	ref/src/op/cpu/conv.c \
-	ref/src/op/cpu/pooling.c \
-	ref/src/op/cpu/conv_common.h \
-	ref/src/op/cpu/optimizer.c
+	ref/src/op/tensor_common.h \
+	ref/src/op/nn_common.h \
+	ref/src/op/conv_common.h \
+	ref/src/op/basic.c \
+	ref/src/op/elemwise.c \
+	ref/src/op/reduce.c \
+	ref/src/op/dot.c \
+	ref/src/op/reshape.c \
+	ref/src/op/transpose.c \
+	ref/src/op/concat.c \
+	ref/src/op/softmax.c \
+	ref/src/op/fully_connected.c \
+	ref/src/op/output.c \
+	ref/src/op/dropout.c \
+	ref/src/op/batchnorm.c \
+	ref/src/op/convolution.c \
+	ref/src/op/pooling.c \
+	ref/src/op/optimizer.c
 
 mxrefinclude_HEADERS += ref/include/mxref/op.h
 
 # CUDA kernels and their launchers (compiled by the .cu rule of Makefile.am).
 CUDA_SOURCES += \
-	ref/src/op/gpu/basic.cu \
-	ref/src/op/gpu/linalg.cu \
-	ref/src/op/gpu/elemwise.cu \
-	ref/src/op/gpu/nn.cu \
-	ref/src/op/gpu/tensor.cu \
-	ref/src/op/gpu/optimizer.cu \
-	ref/src/op/gpu/conv.cu \
-	ref/src/op/gpu/conv_gemm.cu \
-	ref/src/op/gpu/norm.cu
+	ref/src/op/cuda/basic.cu \
+	ref/src/op/cuda/linalg.cu \
+	ref/src/op/cuda/elemwise.cu \
+	ref/src/op/cuda/reduce.cu \
+	ref/src/op/cuda/transpose.cu \
+	ref/src/op/cuda/concat.cu \
+	ref/src/op/cuda/softmax.cu \
+	ref/src/op/cuda/output.cu \
+	ref/src/op/cuda/dropout.cu \
+	ref/src/op/cuda/batchnorm.cu \
+	ref/src/op/cuda/convolution.cu \
+	ref/src/op/cuda/convolution_gemm.cu \
+	ref/src/op/cuda/pooling.cu \
+	ref/src/op/cuda/optimizer.cu
 CUDA_HEADER_FILES += \
-	ref/src/op/gpu/launch.h \
-	ref/src/op/gpu/kernel_util.cuh \
-	ref/src/op/gpu/elemwise.h \
-	ref/src/op/gpu/nn.h \
-	ref/src/op/gpu/tensor.h \
-	ref/src/op/gpu/optimizer.h \
-	ref/src/op/gpu/conv.h \
-	ref/src/op/gpu/conv_gemm.h \
-	ref/src/op/gpu/norm.h
+	ref/src/op/cuda/launch.h \
+	ref/src/op/cuda/kernel_util.cuh \
+	ref/src/op/cuda/tensor_kernels.cuh \
+	ref/src/op/cuda/cudnn_util.cuh \
+	ref/src/op/cuda/elemwise.h \
+	ref/src/op/cuda/tensor.h \
+	ref/src/op/cuda/output.h \
+	ref/src/op/cuda/dropout.h \
+	ref/src/op/cuda/batchnorm.h \
+	ref/src/op/cuda/convolution.h \
+	ref/src/op/cuda/convolution_gemm.h \
+	ref/src/op/cuda/pooling.h \
+	ref/src/op/cuda/optimizer.h
 
 # Operator tests share the float64 reference checker.
 noinst_LTLIBRARIES += ref/tests/libop_check.la
