@@ -109,5 +109,6 @@ inline int dnn_for(const struct mxr_run_ctx *run, const MxrCudnn **dnn, cudnnHan
 }
 
 }  // namespace
+#endif /* MXR_HAVE_CUDNN */
 
 #endif /* MXR_OP_CUDA_CUDNN_UTIL_CUH */
