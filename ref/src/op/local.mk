@@ -61,7 +61,8 @@ CUDA_HEADER_FILES += \
 
 # Operator tests share the float64 reference checker.
 noinst_LTLIBRARIES += ref/tests/libop_check.la
-ref_tests_libop_check_la_SOURCES = ref/tests/op_check.c ref/tests/op_check.h
+ref_tests_libop_check_la_SOURCES = ref/tests/op_check.c ref/tests/op_check.h \
+	ref/tests/conv_check.h ref/tests/nn_check.h
 ref_tests_libop_check_la_CFLAGS = $(TEST_CFLAGS)
 OP_TEST_LIBS = ref/tests/libop_check.la $(TEST_LIBS) -lm
 
@@ -69,8 +70,12 @@ OP_TESTS = \
 	ref/tests/test_op_registry \
 	ref/tests/test_ops_elemwise \
 	ref/tests/test_ops_tensor \
-	ref/tests/test_ops_nn \
-	ref/tests/test_ops_conv \
+	ref/tests/test_ops_fully_connected \
+	ref/tests/test_ops_output \
+	ref/tests/test_ops_dropout \
+	ref/tests/test_ops_batchnorm \
+	ref/tests/test_ops_convolution \
+	ref/tests/test_ops_pooling \
 	ref/tests/test_ops_optimizer
 check_PROGRAMS += $(OP_TESTS)
 TESTS += $(OP_TESTS)
@@ -84,12 +89,24 @@ ref_tests_test_ops_elemwise_LDADD = $(OP_TEST_LIBS)
 ref_tests_test_ops_tensor_SOURCES = ref/tests/test_ops_tensor.c
 ref_tests_test_ops_tensor_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_ops_tensor_LDADD = $(OP_TEST_LIBS)
-ref_tests_test_ops_nn_SOURCES = ref/tests/test_ops_nn.c
-ref_tests_test_ops_nn_CFLAGS = $(TEST_CFLAGS)
-ref_tests_test_ops_nn_LDADD = $(OP_TEST_LIBS)
-ref_tests_test_ops_conv_SOURCES = ref/tests/test_ops_conv.c
-ref_tests_test_ops_conv_CFLAGS = $(TEST_CFLAGS)
-ref_tests_test_ops_conv_LDADD = $(OP_TEST_LIBS)
+ref_tests_test_ops_fully_connected_SOURCES = ref/tests/test_ops_fully_connected.c
+ref_tests_test_ops_fully_connected_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_ops_fully_connected_LDADD = $(OP_TEST_LIBS)
+ref_tests_test_ops_output_SOURCES = ref/tests/test_ops_output.c
+ref_tests_test_ops_output_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_ops_output_LDADD = $(OP_TEST_LIBS)
+ref_tests_test_ops_dropout_SOURCES = ref/tests/test_ops_dropout.c
+ref_tests_test_ops_dropout_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_ops_dropout_LDADD = $(OP_TEST_LIBS)
+ref_tests_test_ops_batchnorm_SOURCES = ref/tests/test_ops_batchnorm.c
+ref_tests_test_ops_batchnorm_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_ops_batchnorm_LDADD = $(OP_TEST_LIBS)
+ref_tests_test_ops_convolution_SOURCES = ref/tests/test_ops_convolution.c
+ref_tests_test_ops_convolution_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_ops_convolution_LDADD = $(OP_TEST_LIBS)
+ref_tests_test_ops_pooling_SOURCES = ref/tests/test_ops_pooling.c
+ref_tests_test_ops_pooling_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_ops_pooling_LDADD = $(OP_TEST_LIBS)
 ref_tests_test_ops_optimizer_SOURCES = ref/tests/test_ops_optimizer.c
 ref_tests_test_ops_optimizer_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_ops_optimizer_LDADD = $(OP_TEST_LIBS)
