@@ -62,13 +62,19 @@ CUDA_HEADER_FILES += \
 # Operator tests share the float64 reference checker.
 noinst_LTLIBRARIES += ref/tests/libop_check.la
 ref_tests_libop_check_la_SOURCES = ref/tests/op_check.c ref/tests/op_check.h \
-	ref/tests/conv_check.h ref/tests/nn_check.h
+	ref/tests/conv_check.h ref/tests/nn_check.h ref/tests/tensor_check.h
 ref_tests_libop_check_la_CFLAGS = $(TEST_CFLAGS)
 OP_TEST_LIBS = ref/tests/libop_check.la $(TEST_LIBS) -lm
 
 OP_TESTS = \
 	ref/tests/test_op_registry \
 	ref/tests/test_ops_elemwise \
+	ref/tests/test_ops_reduce \
+	ref/tests/test_ops_dot \
+	ref/tests/test_ops_reshape \
+	ref/tests/test_ops_transpose \
+	ref/tests/test_ops_concat \
+	ref/tests/test_ops_softmax \
 	ref/tests/test_ops_tensor \
 	ref/tests/test_ops_fully_connected \
 	ref/tests/test_ops_output \
@@ -86,6 +92,24 @@ ref_tests_test_op_registry_LDADD = $(OP_TEST_LIBS)
 ref_tests_test_ops_elemwise_SOURCES = ref/tests/test_ops_elemwise.c
 ref_tests_test_ops_elemwise_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_ops_elemwise_LDADD = $(OP_TEST_LIBS)
+ref_tests_test_ops_reduce_SOURCES = ref/tests/test_ops_reduce.c
+ref_tests_test_ops_reduce_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_ops_reduce_LDADD = $(OP_TEST_LIBS)
+ref_tests_test_ops_dot_SOURCES = ref/tests/test_ops_dot.c
+ref_tests_test_ops_dot_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_ops_dot_LDADD = $(OP_TEST_LIBS)
+ref_tests_test_ops_reshape_SOURCES = ref/tests/test_ops_reshape.c
+ref_tests_test_ops_reshape_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_ops_reshape_LDADD = $(OP_TEST_LIBS)
+ref_tests_test_ops_transpose_SOURCES = ref/tests/test_ops_transpose.c
+ref_tests_test_ops_transpose_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_ops_transpose_LDADD = $(OP_TEST_LIBS)
+ref_tests_test_ops_concat_SOURCES = ref/tests/test_ops_concat.c
+ref_tests_test_ops_concat_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_ops_concat_LDADD = $(OP_TEST_LIBS)
+ref_tests_test_ops_softmax_SOURCES = ref/tests/test_ops_softmax.c
+ref_tests_test_ops_softmax_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_ops_softmax_LDADD = $(OP_TEST_LIBS)
 ref_tests_test_ops_tensor_SOURCES = ref/tests/test_ops_tensor.c
 ref_tests_test_ops_tensor_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_ops_tensor_LDADD = $(OP_TEST_LIBS)
