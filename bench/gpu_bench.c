@@ -1,5 +1,5 @@
 /*
- * GPU benchmark (issue 6), on gpu(0); built with CUDA only.  Without a GPU
+ * GPU benchmark, on gpu(0); built with CUDA only.  Without a GPU
  * it says so and exits 0 (make bench goes on).
  *
  *  1. The seed workload on the GPU: 1000 chained flips on shape (10,) bound
