@@ -14,14 +14,6 @@
 #include "op_check.h"
 
 #define UNK ((struct mxr_shape){-1, {0}})
-#define REF_ARGS                                                                          \
-  const void *user, const double *const *in, const struct mxr_shape *in_shapes, int nin, \
-      double *const *out, const struct mxr_shape *out_shapes, int nout, double *const *aux, int naux
-#define REF_UNUSED \
-  ((void)user, (void)in, (void)in_shapes, (void)nin, (void)out, (void)out_shapes, (void)nout, (void)aux, (void)naux)
-#define BREF_ARGS                                                                          \
-  const void *user, const double *const *in, const struct mxr_shape *in_shapes, int nin, \
-      const double *const *ograd, const struct mxr_shape *out_shapes, int nout, double *const *grad
 
 /* ------------------------------------------------------------- helpers */
 

@@ -1,8 +1,8 @@
 /* Helpers of the tensor family tests (test_ops_reduce.c, test_ops_dot.c,
  * test_ops_reshape.c, test_ops_transpose.c, test_ops_concat.c,
- * test_ops_softmax.c, test_ops_tensor.c): parsing and shape inference from
- * "key=value" specs, checker cases, index helpers, and direct kernel
- * calls. */
+ * test_ops_softmax.c, test_ops_tensor_families.c): parsing and shape
+ * inference from "key=value" specs, checker cases, index helpers, and
+ * direct kernel calls. */
 #ifndef MXR_TESTS_TENSOR_CHECK_H
 #define MXR_TESTS_TENSOR_CHECK_H
 
@@ -102,13 +102,6 @@ static inline int64_t ravel(const int64_t *c, const struct mxr_shape *s) {
   for (int d = 0; d < s->ndim; d++) i = i * s->dim[d] + c[d];
   return i;
 }
-
-#define REF_ARGS                                                                           \
-  const void *user, const double *const *in, const struct mxr_shape *in_shapes, int nin,   \
-      double *const *out, const struct mxr_shape *out_shapes, int nout, double *const *aux, \
-      int naux
-#define REF_UNUSED (void)nin, (void)nout, (void)aux, (void)naux, (void)out_shapes, (void)in_shapes
-
 
 /* Direct kernel calls for what the checker cannot express: integer lengths,
  * a different output dtype, req null, in-place runs. */

@@ -68,6 +68,7 @@ OP_TEST_LIBS = ref/tests/libop_check.la $(TEST_LIBS) -lm
 
 OP_TESTS = \
 	ref/tests/test_op_registry \
+	ref/tests/test_ops_basic \
 	ref/tests/test_ops_elemwise \
 	ref/tests/test_ops_reduce \
 	ref/tests/test_ops_dot \
@@ -75,7 +76,7 @@ OP_TESTS = \
 	ref/tests/test_ops_transpose \
 	ref/tests/test_ops_concat \
 	ref/tests/test_ops_softmax \
-	ref/tests/test_ops_tensor \
+	ref/tests/test_ops_tensor_families \
 	ref/tests/test_ops_fully_connected \
 	ref/tests/test_ops_output \
 	ref/tests/test_ops_dropout \
@@ -89,6 +90,9 @@ TESTS += $(OP_TESTS)
 ref_tests_test_op_registry_SOURCES = ref/tests/test_op_registry.c
 ref_tests_test_op_registry_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_op_registry_LDADD = $(OP_TEST_LIBS)
+ref_tests_test_ops_basic_SOURCES = ref/tests/test_ops_basic.c
+ref_tests_test_ops_basic_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_ops_basic_LDADD = $(OP_TEST_LIBS)
 ref_tests_test_ops_elemwise_SOURCES = ref/tests/test_ops_elemwise.c
 ref_tests_test_ops_elemwise_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_ops_elemwise_LDADD = $(OP_TEST_LIBS)
@@ -110,9 +114,9 @@ ref_tests_test_ops_concat_LDADD = $(OP_TEST_LIBS)
 ref_tests_test_ops_softmax_SOURCES = ref/tests/test_ops_softmax.c
 ref_tests_test_ops_softmax_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_ops_softmax_LDADD = $(OP_TEST_LIBS)
-ref_tests_test_ops_tensor_SOURCES = ref/tests/test_ops_tensor.c
-ref_tests_test_ops_tensor_CFLAGS = $(TEST_CFLAGS)
-ref_tests_test_ops_tensor_LDADD = $(OP_TEST_LIBS)
+ref_tests_test_ops_tensor_families_SOURCES = ref/tests/test_ops_tensor_families.c
+ref_tests_test_ops_tensor_families_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_ops_tensor_families_LDADD = $(OP_TEST_LIBS)
 ref_tests_test_ops_fully_connected_SOURCES = ref/tests/test_ops_fully_connected.c
 ref_tests_test_ops_fully_connected_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_ops_fully_connected_LDADD = $(OP_TEST_LIBS)

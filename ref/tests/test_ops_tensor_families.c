@@ -1,6 +1,8 @@
-/* What the tensor families (reduce, dot, reshape, transpose, concat,
- * softmax) share: registered names and gradients, req null and add,
- * in-place runs, and integer dtypes moved exactly. */
+/* Checks that span the tensor families (reduce, dot, reshape, transpose,
+ * concat, softmax), one table of their ops each: registered names and
+ * gradients, req null and in-place runs, integer dtypes moved exactly, and
+ * forward req add.  Each family's own ops are tested in
+ * test_ops_<family>.c. */
 #include "tensor_check.h"
 
 /* ------------------------------------------ registry facts, req, dtypes */
@@ -162,8 +164,8 @@ START_TEST(test_forward_req_add) {
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("tensor ops");
-  TCase *tc = tcase_create("tensor");
+  Suite *s = suite_create("tensor families");
+  TCase *tc = tcase_create("tensor families");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_names_and_gradients);
   tcase_add_test(tc, test_req_null_and_in_place);
