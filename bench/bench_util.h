@@ -1,7 +1,7 @@
 /*
- * What the benchmarks share: a monotonic clock, medians, a fatal error
- * that names the program and libmxref's last error, and the seed
- * workload's chain of flips.  Header-only: each benchmark is one program.
+ * What the benchmarks share: the monotonic clock in seconds, medians, a
+ * fatal error that names the program and libmxref's last error, and the
+ * seed workload's chain of flips.  Header-only: each benchmark is one program.
  */
 #ifndef MXR_BENCH_UTIL_H
 #define MXR_BENCH_UTIL_H
@@ -10,19 +10,16 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "common/timer.h"
 #include "mxref/mxref.h"
 #include "mxref/symbol.h"
 
 /* The program's name in error messages; each main() sets it first. */
 static const char *bench_prog = "bench";
 
-static inline double bench_now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+/* The monotonic clock of common/timer.h, in seconds. */
+static inline double bench_now_s(void) { return (double)mxr__now_ns() * 1e-9; }
 
 static inline void bench_die(const char *what) {
   fprintf(stderr, "%s: %s: %s\n", bench_prog, what, mxr_last_error());

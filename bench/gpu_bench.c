@@ -18,7 +18,7 @@
  *     64 -> 64 channels, 56x56, 3x3 kernel, pad 1, float32, no bias)
  *     through the executor against a direct cudnnConvolutionForward of the
  *     same geometry, whose algorithm is chosen by the runtime's default
- *     policy (op/gpu/conv.cu): MXNET_CUDNN_AUTOTUNE_DEFAULT (0 heuristic,
+ *     policy (op/cuda/convolution.cu): MXNET_CUDNN_AUTOTUNE_DEFAULT (0 heuristic,
  *     1 measured within the workspace limit, 2 fastest measured), the op's
  *     default workspace limit of 1024 MB, FMA math unless TF32 is allowed
  *     (MXNET_CUDA_ALLOW_TENSOR_CORE and
@@ -283,7 +283,7 @@ static double cudnn_conv_tflops(int reps, char *algo, size_t algo_size) {
                nw = (size_t)CONV_F * CONV_C * CONV_K * CONV_K;
   float *x = device_filled(nx, 0.5f), *w = device_filled(nw, 0.25f), *y = device_filled(ny, 0);
 
-  /* The policy of op/gpu/conv.cu: cuDNN's heuristic order (tune 0) or its
+  /* The policy of op/cuda/convolution.cu: cuDNN's heuristic order (tune 0) or its
    * measurements (1, 2); the first result that succeeded, runs with an
    * allowed math type and, unless tune is 2, fits the workspace limit. */
   int max = 0, got = 0;

@@ -3,15 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op/random_fn.h"
 #include "op_check.h"
 
 double oc_uniform(uint64_t *rng) {
-  /* splitmix64: good enough for test data, and stable across platforms */
-  uint64_t z = (*rng += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+  /* splitmix64 (op/random_fn.h): stable across platforms.  Draw 0 of the
+   * state is the generator's next output; the state then steps once. */
+  double v = mxr__uniform_at(*rng, 0);
+  *rng += 0x9e3779b97f4a7c15ull;
+  return v;
 }
 
 /* Everything one check needs: the op, its params, shapes, and the inputs as

@@ -44,6 +44,18 @@ typedef void (*oc_backward_ref)(const void *user, const double *const *in,
                                 const double *const *ograd, const struct mxr_shape *out_shapes,
                                 int nout, double *const *grad);
 
+/* The parameter lists of the two reference types, for writing references
+ * as `static void x_ref(REF_ARGS) { REF_UNUSED; ... }`; REF_UNUSED marks
+ * every forward parameter used. */
+#define REF_ARGS                                                                          \
+  const void *user, const double *const *in, const struct mxr_shape *in_shapes, int nin, \
+      double *const *out, const struct mxr_shape *out_shapes, int nout, double *const *aux, int naux
+#define REF_UNUSED \
+  ((void)user, (void)in, (void)in_shapes, (void)nin, (void)out, (void)out_shapes, (void)nout, (void)aux, (void)naux)
+#define BREF_ARGS                                                                          \
+  const void *user, const double *const *in, const struct mxr_shape *in_shapes, int nin, \
+      const double *const *ograd, const struct mxr_shape *out_shapes, int nout, double *const *grad
+
 /* Fills input `i` (n elements) with values the op accepts (labels,
  * positive numbers ...); NULL: uniform [lo, hi). */
 typedef void (*oc_fill_input)(const void *user, int i, double *x, int64_t n, uint64_t *rng);

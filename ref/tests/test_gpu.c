@@ -361,7 +361,7 @@ END_TEST
 /* ------------------------------- Convolution without cuDNN (cudnn_off) */
 
 /* Convolution with cudnn_off=True runs the CPU kernel's method on the GPU
- * (im2col, cuBLAS products, col2im: op/gpu/conv_gemm.cu), in every CUDA
+ * (im2col, cuBLAS products, col2im: op/cuda/convolution_gemm.cu), in every CUDA
  * build; it must agree with the CPU as the products above do.  2-D:
  * grouped, dilated, strided, padded, with a bias; 1-D: strided, dilated
  * and padded, and a grouped 1x1 kernel (the image is its own column

@@ -1,4 +1,4 @@
-/* The elementwise ops (ref/src/op/cpu/elemwise.c) against float64
+/* The elementwise ops (ref/src/op/elemwise.c) against float64
  * references: elemwise_*, *_scalar, broadcast_*, unary math, Activation,
  * LeakyReLU, their gradients, parameters, shapes, aliases, in-place use. */
 #include <math.h>

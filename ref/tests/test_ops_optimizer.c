@@ -37,12 +37,6 @@ static double adam_step(const struct hyper *h, double w, double g, double *m, do
   return w - h->lr * *m / (sqrt(*v) + h->eps);
 }
 
-#define REF_ARGS                                                                          \
-  const void *user, const double *const *in, const struct mxr_shape *in_shapes, int nin, \
-      double *const *out, const struct mxr_shape *out_shapes, int nout, double *const *aux, int naux
-#define REF_UNUSED \
-  ((void)in_shapes, (void)nin, (void)out_shapes, (void)nout, (void)aux, (void)naux)
-
 static void sgd_ref(REF_ARGS) {
   REF_UNUSED;
   for (int64_t j = 0; j < oc_size(&in_shapes[0]); j++) out[0][j] = sgd_step(user, in[0][j], in[1][j]);

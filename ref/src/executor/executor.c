@@ -668,11 +668,6 @@ static int slot_value(const struct mxr_executor *e, enum exec_slot slot, int i) 
   return -1;
 }
 
-mxr_ndarray *mxr__executor_array(const struct mxr_executor *e, enum exec_slot slot, int i) {
-  int v = slot_value(e, slot, i);
-  return v < 0 ? NULL : e->values[v];
-}
-
 /* Wait, without taking errors, until the executor's pushed ops are done. */
 static int quiesce(struct mxr_executor *e) {
   mxr_var **vars = malloc((size_t)(e->num_values + 1) * sizeof *vars);

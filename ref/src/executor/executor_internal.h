@@ -130,8 +130,6 @@ int mxr__executor_bind_array(struct mxr_executor *e, enum exec_slot slot, int i,
 int mxr__executor_renew_held_outputs(struct mxr_executor *e);
 /* Push the backward pass with the head gradients as bound (no copies). */
 int mxr__executor_backward_bound(struct mxr_executor *e);
-/* The array currently in a slot. */
-mxr_ndarray *mxr__executor_array(const struct mxr_executor *e, enum exec_slot slot, int i);
 
 /* Cut the full graph into segments per the bulking rules (segments.c). */
 int mxr__exec_make_segments(struct mxr_executor *exec);

@@ -1,7 +1,7 @@
 /*
  * Internal: the element functions of the elementwise ops and the
- * broadcasting layout, shared by the CPU loops (op/cpu/elemwise.c) and the
- * CUDA kernels (op/gpu/elemwise.cu) so that both devices compute the same
+ * broadcasting layout, shared by the CPU loops (op/elemwise.c) and the
+ * CUDA kernels (op/cuda/elemwise.cu) so that both devices compute the same
  * formula, in double, rounded once on store.  Include only from those two
  * files: the short names (F_*, G_*, K_*) are theirs.
  */

@@ -1,8 +1,8 @@
 /*
  * Internal: how an operator is defined.  Every op is one `struct mxr_op`
- * (a row of the registry), written in a kernel file under ref/src/op/cpu/
- * and listed in that file's NULL-terminated group array, which
- * ref/src/op/registry.c includes.
+ * (a row of the registry), written in its family's file under ref/src/op/
+ * and listed in that file's NULL-terminated group array (op/families.h
+ * lists the families; ref/src/op/registry.c collects their groups).
  *
  * The contract a kernel file follows:
  *  - Parameters: a C struct per op plus a table of `struct mxr_param_field`
@@ -201,7 +201,7 @@ struct mxr_op {
   unsigned dtypes; /* bit (1u << dtype) per supported dtype; 0: float32 only */
 
   mxr_fcompute forward_cpu;
-  mxr_fcompute forward_gpu; /* MXR_GPU_FORWARD(fn) (op/gpu/launch.h); NULL:
+  mxr_fcompute forward_gpu; /* MXR_GPU_FORWARD(fn) (op/cuda/launch.h); NULL:
                                the op has no GPU kernel (or no CUDA build) */
   size_t (*workspace_bytes)(const void *params, const struct mxr_shape *in, int nin);
 
@@ -228,17 +228,9 @@ struct mxr_op {
   bool draws_random;
 };
 
-/* Each op family exports one NULL-terminated group; registry.c lists them
- * (tensor_2.c and transpose.c define ops that tensor.c's group lists). */
-extern const struct mxr_op *const mxr__ops_basic[];       /* cpu/basic.c */
-extern const struct mxr_op *const mxr__ops_elemwise[];    /* cpu/elemwise.c */
-extern const struct mxr_op *const mxr__ops_tensor[];      /* cpu/tensor.c */
-extern const struct mxr_op *const mxr__ops_nn[];          /* cpu/nn.c */
-extern const struct mxr_op *const mxr__ops_dropout[];     /* cpu/dropout.c */
-extern const struct mxr_op *const mxr__ops_batchnorm[];   /* cpu/batchnorm.c */
-extern const struct mxr_op *const mxr__ops_conv[];        /* cpu/conv.c */
-extern const struct mxr_op *const mxr__ops_pooling[];     /* cpu/pooling.c */
-extern const struct mxr_op *const mxr__ops_optimizer[];   /* cpu/optimizer.c */
+/* Each op family's NULL-terminated group (families.h lists the families). */
+#define MXR_OP_FAMILY(name) extern const struct mxr_op *const mxr__ops_##name[];
+#include "op/families.h"
 
 /* The parsed params struct inside a params object (what kernels get). */
 const void *mxr__op_params_struct(const mxr_op_params *p);

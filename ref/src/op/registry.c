@@ -1,6 +1,6 @@
 /*
  * The operator registry: one sorted table of every name (canonical and
- * alias) built once from the kernel files' groups, and the generic parts of
+ * alias) built once from the op families' groups, and the generic parts of
  * an op's behaviour (counts, names, default shape and type inference).
  */
 #include <pthread.h>
@@ -13,9 +13,8 @@
 #include "op/op_internal.h"
 
 static const struct mxr_op *const *const groups[] = {
-    mxr__ops_basic, mxr__ops_elemwise, mxr__ops_tensor,
-    mxr__ops_nn,    mxr__ops_dropout,  mxr__ops_batchnorm,
-    mxr__ops_conv,  mxr__ops_pooling,  mxr__ops_optimizer,
+#define MXR_OP_FAMILY(name) mxr__ops_##name,
+#include "op/families.h"
 };
 
 struct name_entry {
