@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "engine/engine_internal.h"
-#include "mxref/device.h"
 
 /* ---------------------------------------------------------------- errors */
 
@@ -78,23 +77,6 @@ static int validate_opts(const struct mxr_engine_opts *o) {
   if (!st) st = check_count("gpu_worker_nstreams", o->gpu_worker_nstreams, 1, 2);
   if (!st) st = check_count("pooled_nthreads", o->pooled_nthreads, 1, 1024);
   return st;
-}
-
-int mxr_engine_opts_from_config(struct mxr_engine_opts *opts) {
-  if (!opts) return mxr_set_error(MXR_EINVAL, "mxr_engine_opts_from_config: opts is NULL");
-  int st = mxr_config_status();
-  if (st) return st;
-  const struct mxr_config *c = mxr_config_get();
-  memset(opts, 0, sizeof *opts);
-  opts->type = c->engine_type;
-  opts->cpu_worker_nthreads = c->cpu_worker_nthreads;
-  opts->cpu_priority_nthreads = c->cpu_priority_nthreads;
-  opts->gpu_worker_nthreads = c->gpu_worker_nthreads;
-  opts->gpu_copy_nthreads = c->gpu_copy_nthreads;
-  opts->gpu_worker_nstreams = c->gpu_worker_nstreams;
-  opts->pooled_nthreads = 16; /* MXNet's ThreadedEnginePooled uses 16 workers */
-  opts->gpu_driver = mxr_gpu_driver(); /* NULL without CUDA */
-  return 0;
 }
 
 /* ------------------------------------------------------ create and free */

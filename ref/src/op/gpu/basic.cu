@@ -9,7 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "device/cuda_check.h"
+#include "cuda/check.h"
 #include "mxref/base.h"
 #include "op/gpu/kernel_util.cuh"
 #include "op/gpu/launch.h"

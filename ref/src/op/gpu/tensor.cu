@@ -18,7 +18,7 @@
 #include <cuda_runtime_api.h>
 #include <math_constants.h>
 
-#include "device/cuda_check.h"
+#include "cuda/check.h"
 #include "mxref/base.h"
 #include "op/gpu/kernel_util.cuh"
 #include "op/gpu/tensor.h"

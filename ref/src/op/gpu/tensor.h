@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device/cuda_worker.h"
+#include "cuda/worker.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,7 +1,7 @@
 /*
  * The engine's GPU driver over the CUDA runtime (struct mxr_device_driver in
- * mxref/engine.h; mxr_gpu_driver() in device.c hands it out).  Host code
- * only.
+ * mxref/engine.h; mxr_gpu_driver() in device/device.c hands it out).  Host
+ * code only.
  *
  * Each GPU worker thread owns its streams: one, or two with
  * MXNET_GPU_WORKER_NSTREAMS=2 (compute workers only; copy workers need
@@ -14,7 +14,7 @@
  * engine's dependency tracking orders ops across streams and workers, as in
  * MXNet 1.x (docs/architecture.md, "GPU").
  *
- * A worker also owns what its ops' launchers ask for through cuda_worker.h,
+ * A worker also owns what its ops' launchers ask for through cuda/worker.h,
  * each made on first use and released when the worker stops: a cuBLAS
  * handle and a cuDNN handle bound to its main stream, and a device scratch
  * buffer (cuDNN workspaces) that grows to the largest request.  Ops run
@@ -33,13 +33,9 @@
 #include <cudnn.h>
 #endif
 
-#include "device/cublas_check.h"
-#include "device/cuda_check.h"
-#include "device/cuda_worker.h"
-#include "device/device_internal.h"
-#ifdef MXR_HAVE_CUDNN
-#include "device/cudnn_check.h"
-#endif
+#include "cuda/check.h"
+#include "cuda/worker.h"
+#include "cuda/device.h"
 #include "mxref/config.h"
 #include "mxref/device.h"
 #include "mxref/engine.h"
@@ -54,7 +50,7 @@ constexpr int kMaxOutgrown = 16; /* 1 MiB doubled 16 times: 64 GiB */
 
 /* A device scratch buffer (mxr__cuda_scratch).  An outgrown buffer is kept,
  * not freed, while its owner lives: a CUDA graph captured from a segment
- * (device/cuda_graph.h) replays the pointers its ops were given, so they
+ * (cuda/graph.h) replays the pointers its ops were given, so they
  * must stay valid; and work queued earlier may still use it, so keeping it
  * also spares growth a wait.  As growth at least doubles, what is kept is
  * smaller than the current buffer.  Zero is an empty scratch. */
