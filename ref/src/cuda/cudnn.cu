@@ -3,21 +3,16 @@
 
 #ifdef MXR_HAVE_CUDNN
 
-#include <mutex>
+#include <cstddef>
 
 #include "cuda/cudnn.h"
 #include "cuda/dl_library.h"
-#include "mxref/error.h"
 
 namespace {
 
-mxr_dl::Library lib("cuDNN", "libcudnn.so." MXR_DL_STR(CUDNN_MAJOR));
-MxrCudnn api;
-bool loaded;
-
 /* A library of another major version would have another soname; this
  * catches a wrongly named or replaced file. */
-bool version_matches() {
+bool version_matches(mxr_dl::Library &lib, const MxrCudnn &api) {
   size_t v = api.get_version();
   size_t major = v >= 10000 ? v / 10000 : v / 1000; /* 9.x: 90000 + ...; 8.x: 8000 + ... */
   if (major == CUDNN_MAJOR) return true;
@@ -26,20 +21,15 @@ bool version_matches() {
   return false;
 }
 
-void load() {
-  loaded = lib.open() && MXR_CUDNN_HANDLE_FUNCTIONS(MXR_DL_RESOLVE) version_matches() &&
-           MXR_CUDNN_FUNCTIONS(MXR_DL_RESOLVE) true;
+bool load(mxr_dl::Library &lib, MxrCudnn &api) {
+  return lib.open() && MXR_CUDNN_HANDLE_FUNCTIONS(MXR_DL_RESOLVE) version_matches(lib, api) &&
+         MXR_CUDNN_FUNCTIONS(MXR_DL_RESOLVE) true;
 }
 
-std::once_flag once;
+mxr_dl::Loaded<MxrCudnn> cudnn("cuDNN", "libcudnn.so." MXR_DL_STR(CUDNN_MAJOR), load);
 
 }  // namespace
 
-const MxrCudnn *mxr__cudnn(void) {
-  std::call_once(once, load);
-  if (loaded) return &api;
-  mxr_set_error(MXR_ECUDA, "%s", lib.failure);
-  return nullptr;
-}
+const MxrCudnn *mxr__cudnn(void) { return cudnn.get(); }
 
 #endif /* MXR_HAVE_CUDNN */

@@ -11,13 +11,14 @@
  *
  *   struct Api { MXR_CUBLAS_FUNCTIONS(MXR_DL_MEMBER) };
  *
- *   mxr_dl::Library lib("cuBLAS", "libcublas.so.12");
- *   Api api;
- *   ok = lib.open() && MXR_CUBLAS_FUNCTIONS(MXR_DL_RESOLVE) true;
- *   if (!ok) mxr_set_error(MXR_ECUDA, "%s", lib.failure);
+ *   bool load(mxr_dl::Library &lib, Api &api) {
+ *     return lib.open() && MXR_CUBLAS_FUNCTIONS(MXR_DL_RESOLVE) true;
+ *   }
+ *   mxr_dl::Loaded<Api> cublas("cuBLAS", "libcublas.so.12", load);
+ *   const Api *api = cublas.get();  // NULL with the last error set
  *
- * The library stays loaded for the life of the process.  Not thread-safe
- * by itself: callers load once (std::call_once).
+ * The library stays loaded for the life of the process.  A Library is not
+ * thread-safe by itself; Loaded loads it once (std::call_once).
  */
 #ifndef MXR_CUDA_DL_LIBRARY_H
 #define MXR_CUDA_DL_LIBRARY_H
@@ -25,8 +26,11 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include <dlfcn.h>
+
+#include "mxref/error.h"
 
 #define MXR_DL_STR2(x) #x
 #define MXR_DL_STR(x) MXR_DL_STR2(x) /* a version macro as text */
@@ -36,7 +40,7 @@
 #define MXR_DL_MEMBER(member, symbol) decltype(&symbol) member;
 
 /* X(member, symbol) as a step of the resolving loop, with a Library `lib`
- * and the table `api` in scope: resolves the symbol into api.member, and
+ * and the table `api` in scope (a Loaded's load function): resolves the symbol into api.member, and
  * ends the && chain at the first one missing (lib.failure names it). */
 #define MXR_DL_RESOLVE(member, symbol) lib.resolve(#symbol, &api.member) &&
 
@@ -105,6 +109,31 @@ class Library {
 
   const char *what_, *soname_;
   void *handle_ = nullptr;
+};
+
+/* A library's function table `Api`, loaded by `load` on the first get(). */
+template <typename Api>
+class Loaded {
+ public:
+  using LoadFn = bool (*)(Library &lib, Api &api);
+
+  Loaded(const char *what, const char *soname, LoadFn load) : lib_(what, soname), load_(load) {}
+
+  /* The table, loaded once (thread-safe); NULL with the last error set,
+   * naming the library and why it could not be loaded, when it cannot. */
+  const Api *get() {
+    std::call_once(once_, [this] { loaded_ = load_(lib_, api_); });
+    if (loaded_) return &api_;
+    mxr_set_error(MXR_ECUDA, "%s", lib_.failure);
+    return nullptr;
+  }
+
+ private:
+  Library lib_;
+  LoadFn load_;
+  Api api_{};
+  bool loaded_ = false;
+  std::once_flag once_;
 };
 
 }  // namespace mxr_dl

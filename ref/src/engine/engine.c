@@ -79,6 +79,22 @@ static int validate_opts(const struct mxr_engine_opts *o) {
   return st;
 }
 
+int mxr__engine_opts_from_config(struct mxr_engine_opts *opts) {
+  if (!opts) return mxr_set_error(MXR_EINVAL, "mxr_engine_opts_from_config: opts is NULL");
+  int st = mxr_config_status();
+  if (st) return st;
+  const struct mxr_config *c = mxr_config_get();
+  memset(opts, 0, sizeof *opts);
+  opts->type = c->engine_type;
+  opts->cpu_worker_nthreads = c->cpu_worker_nthreads;
+  opts->cpu_priority_nthreads = c->cpu_priority_nthreads;
+  opts->gpu_worker_nthreads = c->gpu_worker_nthreads;
+  opts->gpu_copy_nthreads = c->gpu_copy_nthreads;
+  opts->gpu_worker_nstreams = c->gpu_worker_nstreams;
+  opts->pooled_nthreads = 16; /* MXNet's ThreadedEnginePooled uses 16 workers */
+  return 0;
+}
+
 /* ------------------------------------------------------ create and free */
 
 static int init_locks(mxr_engine *eng) {
