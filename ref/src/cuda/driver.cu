@@ -34,8 +34,8 @@
 #endif
 
 #include "cuda/check.h"
-#include "cuda/worker.h"
 #include "cuda/device.h"
+#include "cuda/worker.h"
 #include "mxref/config.h"
 #include "mxref/device.h"
 #include "mxref/engine.h"
