@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "check_tap.h"
-#include "device/cuda_graph.h"
+#include "cuda/graph.h"
 #include "mxref/executor.h"
 #include "mxref/imperative.h"
 #include "mxref/mxref.h"

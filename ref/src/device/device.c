@@ -3,7 +3,7 @@
  *
  * The C side of GPU discovery: it owns the cached answer and the policy
  * (no GPU is not an error); the CUDA runtime is reached only through the
- * C-callable functions of cuda_device.cu, so this file builds without the
+ * C-callable functions of cuda/device.h, so this file builds without the
  * toolkit.
  */
 #include "config.h"
@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "common/threads.h"
-#include "device/device_internal.h"
+#include "cuda/device.h"
 #include "mxref/device.h"
 #include "mxref/error.h"
 

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "engine/engine_internal.h"
-#include "mxref/device.h"
 
 /* ---------------------------------------------------------------- errors */
 
@@ -80,7 +79,7 @@ static int validate_opts(const struct mxr_engine_opts *o) {
   return st;
 }
 
-int mxr_engine_opts_from_config(struct mxr_engine_opts *opts) {
+int mxr__engine_opts_from_config(struct mxr_engine_opts *opts) {
   if (!opts) return mxr_set_error(MXR_EINVAL, "mxr_engine_opts_from_config: opts is NULL");
   int st = mxr_config_status();
   if (st) return st;
@@ -93,7 +92,6 @@ int mxr_engine_opts_from_config(struct mxr_engine_opts *opts) {
   opts->gpu_copy_nthreads = c->gpu_copy_nthreads;
   opts->gpu_worker_nstreams = c->gpu_worker_nstreams;
   opts->pooled_nthreads = 16; /* MXNet's ThreadedEnginePooled uses 16 workers */
-  opts->gpu_driver = mxr_gpu_driver(); /* NULL without CUDA */
   return 0;
 }
 

@@ -40,6 +40,11 @@ struct eng_error {
   char msg[MXR_ERROR_MAX];
 };
 
+/* The engine options the process configuration (MXNET_* variables) sets,
+ * with no GPU driver; mxr_engine_opts_from_config (device/default_engine.c)
+ * adds this build's. */
+int mxr__engine_opts_from_config(struct mxr_engine_opts *opts);
+
 struct eng_error *mxr__error_new(int status, const char *msg);
 void mxr__error_retain(struct eng_error *e);
 void mxr__error_release(struct eng_error *e);

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "device/cuda_graph.h"
+#include "cuda/graph.h"
 #include "graph/graph.h"
 #include "mxref/executor.h"
 #include "op/op_internal.h"
@@ -101,7 +101,7 @@ struct mxr_executor {
   int num_heads;
   bool has_backward;
   /* Bumped whenever an array is rebound: CUDA graphs captured before it
-   * hold the old addresses and are recaptured (device/cuda_graph.h). */
+   * hold the old addresses and are recaptured (cuda/graph.h). */
   uint64_t arrays_epoch;
   /* pass plans for mxr_executor_pass_ops */
   int *pass_sizes[2];

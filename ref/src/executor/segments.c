@@ -209,7 +209,7 @@ static int run_as_graph(const struct mxr_run_ctx *rctx, struct exec_call *c) {
 #endif
 
 /* A bulked segment on a GPU worker may run as a CUDA graph
- * (MXNET_ENABLE_CUDA_GRAPHS, device/cuda_graph.h). */
+ * (MXNET_ENABLE_CUDA_GRAPHS, cuda/graph.h). */
 int mxr__exec_run_nodes(const struct mxr_run_ctx *rctx, void *param) {
 #ifdef MXR_HAVE_CUDA
   struct exec_call *c = param;

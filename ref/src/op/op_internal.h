@@ -23,7 +23,7 @@
  *    accumulate).  It never allocates: a CPU kernel's scratch memory is
  *    requested through `workspace_bytes` and handed in as ctx->workspace; a
  *    GPU kernel takes device scratch from its worker (mxr__cuda_scratch,
- *    device/cuda_worker.h), grown only until the largest shape has run.  It returns 0 or a
+ *    cuda/worker.h), grown only until the largest shape has run.  It returns 0 or a
  *    negative status after mxr_set_error().  Kernels support float32;
  *    float64 is optional (advertise it in `dtypes`).
  *  - Gradient: `backward` names the backward op ("_backward_reverse"),

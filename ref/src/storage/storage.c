@@ -3,7 +3,7 @@
  *
  * Host memory comes from posix_memalign (or cudaHostAlloc for cpu_pinned
  * when there is a GPU); GPU memory from one mem_pool.h pool per device over
- * cuda_mem.h.  Without CUDA the GPU pools are never created: mxr_gpu_count()
+ * cuda/memory.h.  Without CUDA the GPU pools are never created: mxr_gpu_count()
  * is 0, and every GPU context fails with the reason device.h gives.
  */
 #include "config.h"
@@ -24,7 +24,7 @@
 #include "storage/mem_pool.h"
 #include "storage/storage_internal.h"
 #ifdef MXR_HAVE_CUDA
-#include "storage/cuda_mem.h"
+#include "cuda/memory.h"
 #endif
 
 /* Bytes handed out on host contexts and not yet freed.  Relaxed ordering is

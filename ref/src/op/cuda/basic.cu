@@ -9,7 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "device/cuda_check.h"
+#include "cuda/check.h"
 #include "mxref/base.h"
 #include "op/cuda/kernel_util.cuh"
 #include "op/cuda/launch.h"

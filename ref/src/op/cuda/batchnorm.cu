@@ -33,8 +33,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "device/cuda_check.h"
-#include "device/cuda_worker.h"
+#include "cuda/check.h"
+#include "cuda/worker.h"
 #include "mxref/engine.h"
 #include "op/cuda/kernel_util.cuh"
 #include "op/cuda/launch.h"
@@ -43,8 +43,7 @@
 #ifdef MXR_HAVE_CUDNN
 #include <cudnn.h>
 
-#include "device/cudnn_api.h"
-#include "device/cudnn_check.h"
+#include "cuda/cudnn.h"
 #endif
 
 using namespace mxr_kernels;

@@ -7,7 +7,7 @@
  * already sizes the CPU's im2col buffer, in host memory).  So the GPU
  * convolution does not use ctx->workspace: it takes its cuDNN workspace from
  * its engine worker's device scratch buffer (mxr__cuda_scratch,
- * device/cuda_worker.h), as MXNet takes its temp space from a per-device
+ * cuda/worker.h), as MXNet takes its temp space from a per-device
  * resource.  The buffer is kept from op to op and grows to the largest
  * request (at least doubling, in 1 MiB steps; outgrown buffers are kept
  * until the worker stops, as CUDA graphs may hold them), so once the
@@ -50,8 +50,8 @@
 #include <cuda_runtime_api.h>
 #include <math_constants.h>
 
-#include "device/cuda_check.h"
-#include "device/cuda_worker.h"
+#include "cuda/check.h"
+#include "cuda/worker.h"
 #include "mxref/engine.h"
 #include "op/cuda/convolution.h"
 #include "op/cuda/convolution_gemm.h"
@@ -66,8 +66,7 @@
 
 #include <cudnn.h>
 
-#include "device/cudnn_api.h"
-#include "device/cudnn_check.h"
+#include "cuda/cudnn.h"
 #endif
 
 using namespace mxr_kernels;

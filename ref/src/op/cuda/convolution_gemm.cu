@@ -41,10 +41,9 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-#include "device/cublas_api.h"
-#include "device/cublas_check.h"
-#include "device/cuda_check.h"
-#include "device/cuda_worker.h"
+#include "cuda/check.h"
+#include "cuda/cublas.h"
+#include "cuda/worker.h"
 #include "op/cuda/convolution_gemm.h"
 #include "op/cuda/kernel_util.cuh"
 

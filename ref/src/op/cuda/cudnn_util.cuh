@@ -10,15 +10,15 @@
 #include <climits>
 #include <cstdint>
 
-#include "device/cuda_worker.h"
+#include "cuda/worker.h"
 #include "mxref/engine.h"
 #include "op/cuda/kernel_util.cuh"
 
 #ifdef MXR_HAVE_CUDNN
 #include <cudnn.h>
 
-#include "device/cudnn_api.h"
-#include "device/cudnn_check.h"
+#include "cuda/cudnn.h"
+#include "cuda/check.h"
 #endif
 
 using namespace mxr_kernels;

@@ -11,8 +11,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "device/cuda_check.h"
-#include "device/cuda_worker.h"
+#include "cuda/check.h"
+#include "cuda/worker.h"
 #include "mxref/base.h"
 #include "mxref/engine.h"
 #include "op/cuda/dropout.h"

@@ -11,7 +11,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "device/cuda_check.h"
+#include "cuda/check.h"
 #include "mxref/base.h"
 #include "mxref/error.h"
 

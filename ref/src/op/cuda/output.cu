@@ -5,7 +5,7 @@
  * those of losses (a row per example), so the kernels favour plainness:
  * one thread per row or per element.  SoftmaxOutput's gradient with normalization "valid" first
  * counts the labels that count into a word of the run's device scratch
- * (device/cuda_worker.h), all blocks adding, then divides by it on the
+ * (cuda/worker.h), all blocks adding, then divides by it on the
  * device: the host never waits for the count.
  */
 #include "config.h"
@@ -16,8 +16,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "device/cuda_check.h"
-#include "device/cuda_worker.h"
+#include "cuda/check.h"
+#include "cuda/worker.h"
 #include "mxref/base.h"
 #include "mxref/engine.h"
 #include "op/cuda/kernel_util.cuh"

@@ -22,8 +22,8 @@
 #include <cuda_runtime_api.h>
 #include <math_constants.h>
 
-#include "device/cuda_check.h"
-#include "device/cuda_worker.h"
+#include "cuda/check.h"
+#include "cuda/worker.h"
 #include "mxref/engine.h"
 #include "op/cuda/convolution.h"
 #include "op/cuda/convolution_gemm.h"
@@ -39,8 +39,7 @@
 
 #include <cudnn.h>
 
-#include "device/cudnn_api.h"
-#include "device/cudnn_check.h"
+#include "cuda/cudnn.h"
 #endif
 
 using namespace mxr_kernels;

@@ -14,7 +14,7 @@
 #include <cuda_runtime_api.h>
 #include <math_constants.h>
 
-#include "device/cuda_check.h"
+#include "cuda/check.h"
 #include "mxref/base.h"
 #include "op/cuda/kernel_util.cuh"
 #include "op/cuda/tensor_kernels.cuh"
@@ -45,7 +45,7 @@ __device__ inline int64_t row_length(const void *length, int length_dtype, int64
 }
 
 /* A row whose length is outside [0, m]: recorded in the run's error slot
- * (the first one wins; device/cuda_worker.h), and the row becomes NaN. */
+ * (the first one wins; cuda/worker.h), and the row becomes NaN. */
 __device__ inline void report_bad_length(mxr_device_error *err, int64_t n, int64_t row,
                                          int64_t m) {
   if (err == nullptr || atomicCAS(&err->code, MXR_DEVERR_NONE, MXR_DEVERR_SOFTMAX_LENGTH) != 0)

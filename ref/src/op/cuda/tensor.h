@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device/cuda_worker.h"
+#include "cuda/worker.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,7 +67,7 @@ int mxr__gpu_split_part(void *stream, const void *whole, void *part, int dtype, 
  * has m elements, inner apart.  length (NULL: none) holds each row's count
  * of elements that take part, as int32 or int64 (length_dtype); the others
  * get 0.  A length outside [0, m] makes its row NaN and is recorded in
- * `err` (mxr__cuda_error_slot, device/cuda_worker.h; NULL: not recorded),
+ * `err` (mxr__cuda_error_slot, cuda/worker.h; NULL: not recorded),
  * which fails the op when it completes, with the CPU kernel's message.  x
  * and out are float32 or float64, independently (softmax's dtype=
  * parameter). */

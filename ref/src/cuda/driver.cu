@@ -1,7 +1,7 @@
 /*
  * The engine's GPU driver over the CUDA runtime (struct mxr_device_driver in
- * mxref/engine.h; mxr_gpu_driver() in device.c hands it out).  Host code
- * only.
+ * mxref/engine.h; mxr_gpu_driver() in device/device.c hands it out).  Host
+ * code only.
  *
  * Each GPU worker thread owns its streams: one, or two with
  * MXNET_GPU_WORKER_NSTREAMS=2 (compute workers only; copy workers need
@@ -14,7 +14,7 @@
  * engine's dependency tracking orders ops across streams and workers, as in
  * MXNet 1.x (docs/architecture.md, "GPU").
  *
- * A worker also owns what its ops' launchers ask for through cuda_worker.h,
+ * A worker also owns what its ops' launchers ask for through cuda/worker.h,
  * each made on first use and released when the worker stops: a cuBLAS
  * handle and a cuDNN handle bound to its main stream, and a device scratch
  * buffer (cuDNN workspaces) that grows to the largest request.  Ops run
@@ -33,13 +33,9 @@
 #include <cudnn.h>
 #endif
 
-#include "device/cublas_check.h"
-#include "device/cuda_check.h"
-#include "device/cuda_worker.h"
-#include "device/device_internal.h"
-#ifdef MXR_HAVE_CUDNN
-#include "device/cudnn_check.h"
-#endif
+#include "cuda/check.h"
+#include "cuda/device.h"
+#include "cuda/worker.h"
 #include "mxref/config.h"
 #include "mxref/device.h"
 #include "mxref/engine.h"
@@ -54,7 +50,7 @@ constexpr int kMaxOutgrown = 16; /* 1 MiB doubled 16 times: 64 GiB */
 
 /* A device scratch buffer (mxr__cuda_scratch).  An outgrown buffer is kept,
  * not freed, while its owner lives: a CUDA graph captured from a segment
- * (device/cuda_graph.h) replays the pointers its ops were given, so they
+ * (cuda/graph.h) replays the pointers its ops were given, so they
  * must stay valid; and work queued earlier may still use it, so keeping it
  * also spares growth a wait.  As growth at least doubles, what is kept is
  * smaller than the current buffer.  Zero is an empty scratch. */
@@ -259,6 +255,12 @@ struct InlineHandles {
 
 thread_local InlineHandles inline_handles;
 
+/* The worker state of `run`; NULL for a run without a worker (an op run
+ * inline by NaiveEngine, or a direct call with run NULL). */
+WorkerStreams *worker_of(const struct mxr_run_ctx *run) {
+  return run ? static_cast<WorkerStreams *>(run->driver_data) : nullptr;
+}
+
 /* Checks dev_id and makes it current for the inline handles. */
 int inline_device(const char *what, int dev_id) {
   if (dev_id < 0 || dev_id >= MXR_MAX_DEVICES)
@@ -267,33 +269,22 @@ int inline_device(const char *what, int dev_id) {
   return 0;
 }
 
-/* The device of a run without a worker: the run's, or the current one. */
-int inline_device_of(const struct mxr_run_ctx *run, int *dev) {
+/* The device of a run without a worker (the run's, or the current one),
+ * checked and made current for the inline handles. */
+int inline_device_of(const char *what, const struct mxr_run_ctx *run, int *dev) {
   *dev = 0;
   if (run) {
     *dev = run->ctx.dev_id;
   } else {
     MXR_CUDA_CALL(cudaGetDevice(dev));
   }
-  return 0;
-}
-
-int inline_blas(int dev_id, void **handle) {
-  int st = inline_device("cuBLAS", dev_id);
-  if (st) return st;
-  cublasHandle_t &h = inline_handles.h[dev_id];
-  if (!h) {
-    st = create_blas(nullptr, &h);
-    if (st) return st;
-  }
-  *handle = h;
-  return 0;
+  return inline_device(what, *dev);
 }
 
 #ifdef MXR_HAVE_CUDNN
 /* A cuDNN handle on `stream` (NULL: the legacy default stream) for the
  * current device.  Convolutions choose their math type per descriptor
- * (op/gpu/conv.cu), so the handle has no mode. */
+ * (op/cuda/convolution.cu), so the handle has no mode. */
 int create_dnn(cudaStream_t stream, cudnnHandle_t *out) {
   const MxrCudnn *dnn = mxr__cudnn();
   if (!dnn) return MXR_ECUDA;
@@ -304,18 +295,6 @@ int create_dnn(cudaStream_t stream, cudnnHandle_t *out) {
     return MXR_ECUDA;
   }
   *out = h;
-  return 0;
-}
-
-int inline_dnn(int dev_id, void **handle) {
-  int st = inline_device("cuDNN", dev_id);
-  if (st) return st;
-  cudnnHandle_t &h = inline_handles.dnn[dev_id];
-  if (!h) {
-    st = create_dnn(nullptr, &h);
-    if (st) return st;
-  }
-  *handle = h;
   return 0;
 }
 #endif
@@ -344,12 +323,55 @@ int grow_scratch(int dev, cudaStream_t stream, size_t bytes, Scratch *s) {
   return 0;
 }
 
+/* A GPU worker's new cuBLAS handle gets a workspace of its own; without
+ * one the handle is destroyed, and the next op tries again. */
+int finish_worker_blas(WorkerStreams *w, int dev) {
+  int st = blas_workspace(dev, w->blas, &w->blas_ws);
+  if (st) {
+    (void)MXR_CUBLAS_CHECK(mxr__cublas()->destroy(w->blas));
+    w->blas = nullptr;
+    mxr_storage_free(&w->blas_ws);
+  }
+  return st;
+}
+
+/* The handle of library `lib` for work queued from `run`.  A GPU worker's
+ * is its `member`, made by `create` on its main stream on first use, then
+ * completed by `finish` (when not NULL; a failure there leaves no handle).
+ * A run without a worker gets the calling thread's for the run's device:
+ * one of `inline_set` (per device), made on the legacy default stream. */
+template <typename Handle>
+int run_handle(const char *lib, const struct mxr_run_ctx *run, Handle WorkerStreams::*member,
+               Handle *inline_set, int (*create)(cudaStream_t, Handle *),
+               int (*finish)(WorkerStreams *, int), void **handle) {
+  WorkerStreams *w = worker_of(run);
+  cudaStream_t stream = nullptr;
+  Handle *h;
+  if (w) {
+    h = &(w->*member);
+    stream = w->main;
+  } else {
+    int dev;
+    int st = inline_device_of(lib, run, &dev);
+    if (st) return st;
+    h = &inline_set[dev];
+    finish = nullptr;
+  }
+  if (!*h) {
+    int st = create(stream, h);
+    if (!st && finish) st = finish(w, run->ctx.dev_id);
+    if (st) return st;
+  }
+  *handle = *h;
+  return 0;
+}
+
 }  // namespace
 
 extern "C" const struct mxr_device_driver *mxr__cuda_driver(void) { return &cuda_driver; }
 
 extern "C" struct mxr_device_error *mxr__cuda_error_slot(const struct mxr_run_ctx *run) {
-  WorkerStreams *w = run ? static_cast<WorkerStreams *>(run->driver_data) : nullptr;
+  WorkerStreams *w = worker_of(run);
   if (w) return w->err.dev;
   ErrorSlot &e = inline_handles.err;
   if (!e.host && make_error_slot(&e) != 0) return nullptr; /* reported as NaN only */
@@ -357,12 +379,12 @@ extern "C" struct mxr_device_error *mxr__cuda_error_slot(const struct mxr_run_ct
 }
 
 extern "C" int mxr__cuda_error_take(const struct mxr_run_ctx *run) {
-  WorkerStreams *w = run ? static_cast<WorkerStreams *>(run->driver_data) : nullptr;
+  WorkerStreams *w = worker_of(run);
   return take_error(w ? &w->err : &inline_handles.err);
 }
 
 extern "C" uint64_t mxr__cuda_worker_serial(const struct mxr_run_ctx *run) {
-  const WorkerStreams *w = run ? static_cast<const WorkerStreams *>(run->driver_data) : nullptr;
+  const WorkerStreams *w = worker_of(run);
   return w ? w->serial : 0;
 }
 
@@ -372,47 +394,20 @@ extern "C" bool mxr__gpu_tf32_allowed(void) {
 }
 
 extern "C" int mxr__cuda_blas_handle(const struct mxr_run_ctx *run, void **handle) {
-  WorkerStreams *w = run ? static_cast<WorkerStreams *>(run->driver_data) : nullptr;
-  if (!w) {
-    int dev;
-    int st = inline_device_of(run, &dev);
-    return st ? st : inline_blas(dev, handle);
-  }
-  if (!w->blas) {
-    int st = create_blas(w->main, &w->blas);
-    if (st) return st;
-    st = blas_workspace(run->ctx.dev_id, w->blas, &w->blas_ws);
-    if (st) { /* no handle without its workspace: the next op tries again */
-      (void)MXR_CUBLAS_CHECK(mxr__cublas()->destroy(w->blas));
-      w->blas = nullptr;
-      mxr_storage_free(&w->blas_ws);
-      return st;
-    }
-  }
-  *handle = w->blas;
-  return 0;
+  return run_handle("cuBLAS", run, &WorkerStreams::blas, inline_handles.h, create_blas,
+                    finish_worker_blas, handle);
 }
 
 #ifdef MXR_HAVE_CUDNN
 extern "C" int mxr__cuda_dnn_handle(const struct mxr_run_ctx *run, void **handle) {
-  WorkerStreams *w = run ? static_cast<WorkerStreams *>(run->driver_data) : nullptr;
-  if (!w) {
-    int dev;
-    int st = inline_device_of(run, &dev);
-    return st ? st : inline_dnn(dev, handle);
-  }
-  if (!w->dnn) {
-    int st = create_dnn(w->main, &w->dnn);
-    if (st) return st;
-  }
-  *handle = w->dnn;
-  return 0;
+  return run_handle("cuDNN", run, &WorkerStreams::dnn, inline_handles.dnn, create_dnn,
+                    nullptr, handle);
 }
 #endif
 
 extern "C" int mxr__cuda_scratch(const struct mxr_run_ctx *run, size_t bytes, void **ptr) {
   *ptr = nullptr;
-  WorkerStreams *w = run ? static_cast<WorkerStreams *>(run->driver_data) : nullptr;
+  WorkerStreams *w = worker_of(run);
   Scratch *buf;
   cudaStream_t stream = nullptr;
   int dev;
@@ -421,8 +416,7 @@ extern "C" int mxr__cuda_scratch(const struct mxr_run_ctx *run, size_t bytes, vo
     stream = w->main;
     dev = run->ctx.dev_id;
   } else {
-    int st = inline_device_of(run, &dev);
-    if (!st) st = inline_device("device scratch", dev);
+    int st = inline_device_of("device scratch", run, &dev);
     if (st) return st;
     buf = &inline_handles.scratch[dev];
   }

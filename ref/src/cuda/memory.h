@@ -1,13 +1,13 @@
 /*
  * Internal: the CUDA memory calls storage.c and ndarray.c need, with C
- * linkage (defined in cuda_mem.cu, built only with CUDA).  Each returns 0
+ * linkage (defined in cuda/memory.cu, built only with CUDA).  Each returns 0
  * or a negative status with the last error set by MXR_CUDA_CHECK, which
  * names the call, file and line.  Device memory calls make `dev` the
  * calling thread's current device for the call and restore the previous
  * one after it.
  */
-#ifndef MXR_STORAGE_CUDA_MEM_H
-#define MXR_STORAGE_CUDA_MEM_H
+#ifndef MXR_CUDA_MEMORY_H
+#define MXR_CUDA_MEMORY_H
 
 #include <stddef.h>
 
@@ -33,4 +33,4 @@ int mxr__cuda_memcpy(void *dst, const void *src, size_t size, void *stream);
 #ifdef __cplusplus
 }
 #endif
-#endif /* MXR_STORAGE_CUDA_MEM_H */
+#endif /* MXR_CUDA_MEMORY_H */

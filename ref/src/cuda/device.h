@@ -1,11 +1,12 @@
 /*
- * Internal: the boundary between device.c (C11) and cuda_device.cu (CUDA
- * C++).  The .cu side defines these with C linkage; device.c calls them only
- * when MXR_HAVE_CUDA is defined.  Names are mxr__* so the version script
- * keeps them out of the exported symbol table.
+ * Internal: what device/ (C11, built with or without the toolkit) asks of
+ * the CUDA runtime: GPU discovery (cuda/device.cu) and the engine driver
+ * (cuda/driver.cu).  The .cu side defines these with C linkage;
+ * device/device.c calls them only when MXR_HAVE_CUDA is defined.  Names are
+ * mxr__* so the version script keeps them out of the exported symbol table.
  */
-#ifndef MXR_DEVICE_INTERNAL_H
-#define MXR_DEVICE_INTERNAL_H
+#ifndef MXR_CUDA_DEVICE_H
+#define MXR_CUDA_DEVICE_H
 
 #include <stddef.h>
 
@@ -25,10 +26,10 @@ int mxr__cuda_device_count(int *count, char *reason, size_t reason_len);
  * Returns 0 or MXR_ECUDA with the last error set. */
 int mxr__cuda_device_info(int id, struct mxr_gpu_info *out);
 
-/* The CUDA engine driver (cuda_driver.cu); static storage. */
+/* The CUDA engine driver (cuda/driver.cu); static storage. */
 const struct mxr_device_driver *mxr__cuda_driver(void);
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* MXR_DEVICE_INTERNAL_H */
+#endif /* MXR_CUDA_DEVICE_H */

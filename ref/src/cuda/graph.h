@@ -1,6 +1,6 @@
 /*
  * Internal: CUDA graphs for bulked segments (MXNET_ENABLE_CUDA_GRAPHS).
- * Defined in cuda_graph.cu with C linkage; the executor uses it (C).
+ * Defined in cuda/graph.cu with C linkage; the executor uses it (C).
  *
  * A segment whose kernels see the same arrays and parameters on every run
  * (static shapes, no random draws) is run plainly once on a worker -- that first run
@@ -14,8 +14,8 @@
  * something that capture forbids), the run falls back to a plain run and
  * the segment is never captured again.
  */
-#ifndef MXR_DEVICE_CUDA_GRAPH_H
-#define MXR_DEVICE_CUDA_GRAPH_H
+#ifndef MXR_CUDA_GRAPH_H
+#define MXR_CUDA_GRAPH_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -78,4 +78,4 @@ void mxr__cuda_graph_stats(struct mxr_cuda_graph_stats *out);
 #ifdef __cplusplus
 }
 #endif
-#endif /* MXR_DEVICE_CUDA_GRAPH_H */
+#endif /* MXR_CUDA_GRAPH_H */

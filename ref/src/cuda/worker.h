@@ -1,10 +1,10 @@
 /*
  * Internal: what the launcher of a GPU op may ask of the engine worker it
- * runs on.  Defined in cuda_driver.cu with C linkage (the worker's state is
+ * runs on.  Defined in cuda/driver.cu with C linkage (the worker's state is
  * the driver's); names are mxr__* and stay out of the exported symbols.
  */
-#ifndef MXR_DEVICE_CUDA_WORKER_H
-#define MXR_DEVICE_CUDA_WORKER_H
+#ifndef MXR_CUDA_WORKER_H
+#define MXR_CUDA_WORKER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,7 +28,7 @@ int mxr__cuda_blas_handle(const struct mxr_run_ctx *run, void **handle);
  * same terms as mxr__cuda_blas_handle: a GPU worker's own, bound to its main
  * stream, created on its first use and destroyed when the worker stops;
  * otherwise one per thread and device on the legacy default stream, made
- * current.  cuDNN itself is loaded on the first call (cudnn_api.h).
+ * current.  cuDNN itself is loaded on the first call (cuda/cudnn.h).
  * Returns 0 or MXR_ECUDA with the last error set.  Defined only in builds
  * with cuDNN (MXR_HAVE_CUDNN). */
 int mxr__cuda_dnn_handle(const struct mxr_run_ctx *run, void **handle);
@@ -40,7 +40,7 @@ int mxr__cuda_dnn_handle(const struct mxr_run_ctx *run, void **handle);
  * replaced by a larger one (at least twice as large, in 1 MiB steps) when
  * an op asks for more; outgrown buffers stay allocated until the worker
  * stops, because work queued earlier, and CUDA graphs captured earlier
- * (device/cuda_graph.h), may still use them.  Runs outside a worker get
+ * (cuda/graph.h), may still use them.  Runs outside a worker get
  * the same per thread and device, freed at thread exit.  The memory comes
  * from the device's storage pool (mxref/storage.h).  Work queued on the
  * run's stream may use the buffer until the op ends; the next op on that
@@ -90,4 +90,4 @@ bool mxr__gpu_tf32_allowed(void);
 #ifdef __cplusplus
 }
 #endif
-#endif /* MXR_DEVICE_CUDA_WORKER_H */
+#endif /* MXR_CUDA_WORKER_H */

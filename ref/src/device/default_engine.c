@@ -1,8 +1,22 @@
 /*
  * The library's default engine (MXNet's Engine::Get()): created on first use
  * from the process configuration, freed by mxr_engine_shutdown_default().
+ *
+ * This is where this build's GPU driver (mxr_gpu_driver(): the CUDA driver
+ * of cuda/driver.cu, or NULL) is plugged into the engine options, from
+ * above: the engine itself (engine/) knows only struct mxr_device_driver of
+ * mxref/engine.h and reads the configuration's options
+ * (mxr__engine_opts_from_config); mxr_engine_opts_from_config() adds the
+ * driver.
  */
 #include "engine/engine_internal.h"
+#include "mxref/device.h"
+
+int mxr_engine_opts_from_config(struct mxr_engine_opts *opts) {
+  int st = mxr__engine_opts_from_config(opts);
+  if (!st) opts->gpu_driver = mxr_gpu_driver(); /* NULL without CUDA */
+  return st;
+}
 
 static pthread_mutex_t default_mu = PTHREAD_MUTEX_INITIALIZER;
 static mxr_engine *default_engine;

@@ -1,13 +1,13 @@
-/* CUDA graphs for bulked segments (cuda_graph.h). */
+/* CUDA graphs for bulked segments (cuda/graph.h). */
 #include "config.h"
 
 #include <atomic>
 
 #include <cuda_runtime_api.h>
 
-#include "device/cuda_check.h"
-#include "device/cuda_graph.h"
-#include "device/cuda_worker.h"
+#include "cuda/check.h"
+#include "cuda/graph.h"
+#include "cuda/worker.h"
 #include "mxref/engine.h"
 #include "mxref/error.h"
 

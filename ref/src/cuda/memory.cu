@@ -1,12 +1,12 @@
 /*
- * CUDA device and pinned host memory (cuda_mem.h).  Host code only.
+ * CUDA device and pinned host memory (cuda/memory.h).  Host code only.
  */
 #include "config.h"
 
 #include <cuda_runtime_api.h>
 
-#include "device/cuda_check.h"
-#include "storage/cuda_mem.h"
+#include "cuda/check.h"
+#include "cuda/memory.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 /*
- * GPU discovery through the CUDA runtime: the C-callable side of device.c
- * (device_internal.h).  Host code only.
+ * GPU discovery through the CUDA runtime, for device/device.c
+ * (cuda/device.h).  Host code only.
  */
 #include "config.h"
 
@@ -9,8 +9,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "device/cuda_check.h"
-#include "device/device_internal.h"
+#include "cuda/check.h"
+#include "cuda/device.h"
 
 /* Failures that describe the machine (no GPU, no or too old a driver, GPUs
  * busy or not ready) rather than a fault.  For these the reason is CUDA's
@@ -52,7 +52,7 @@ extern "C" int mxr__cuda_device_info(int id, struct mxr_gpu_info *out) {
   cudaDeviceProp prop;
   MXR_CUDA_CALL(cudaGetDeviceProperties(&prop, id));
   std::memset(out, 0, sizeof *out);
-  /* Both buffers are 256 bytes today; bound the copy by ours regardless. */
+  /* Both buffers are 256 bytes; the copy is bounded by ours regardless. */
   std::snprintf(out->name, sizeof out->name, "%.*s", (int)sizeof prop.name, prop.name);
   out->cc_major = prop.major;
   out->cc_minor = prop.minor;

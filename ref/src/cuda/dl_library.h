@@ -1,28 +1,48 @@
 /*
  * Internal: a library of the CUDA toolkit loaded on first use (cuBLAS,
- * cuDNN: device/cublas_api.cu, device/cudnn_api.cu), so that processes that
- * never need it do not pay for loading it.  Include only from .cu files,
- * after config.h (MXR_CUDA_LIBDIR, and MXR_CUDNN_LIBDIR with
- * --with-cudnn=DIR).
+ * cuDNN: cuda/cublas.cu, cuda/cudnn.cu), so that processes that never need
+ * it do not pay for loading it.  Include only from .cu files, after
+ * config.h (MXR_CUDA_LIBDIR, and MXR_CUDNN_LIBDIR with --with-cudnn=DIR).
  *
- *   mxr_dl::Library lib("cuBLAS", "libcublas.so.12");
- *   ok = lib.open() && lib.resolve("cublasCreate_v2", &api.create) && ...;
- *   if (!ok) mxr_set_error(MXR_ECUDA, "%s", lib.failure);
+ * A loaded library's functions are listed once, as an X-macro of
+ * X(member, symbol) entries (MXR_CUBLAS_FUNCTIONS in cuda/cublas.h); that
+ * list makes the table of function pointers (MXR_DL_MEMBER) and the loop
+ * that resolves them (MXR_DL_RESOLVE):
  *
- * The library stays loaded for the life of the process.  Not thread-safe
- * by itself: callers load once (std::call_once).
+ *   struct Api { MXR_CUBLAS_FUNCTIONS(MXR_DL_MEMBER) };
+ *
+ *   bool load(mxr_dl::Library &lib, Api &api) {
+ *     return lib.open() && MXR_CUBLAS_FUNCTIONS(MXR_DL_RESOLVE) true;
+ *   }
+ *   mxr_dl::Loaded<Api> cublas("cuBLAS", "libcublas.so.12", load);
+ *   const Api *api = cublas.get();  // NULL with the last error set
+ *
+ * The library stays loaded for the life of the process.  A Library is not
+ * thread-safe by itself; Loaded loads it once (std::call_once).
  */
-#ifndef MXR_DEVICE_DL_LIBRARY_H
-#define MXR_DEVICE_DL_LIBRARY_H
+#ifndef MXR_CUDA_DL_LIBRARY_H
+#define MXR_CUDA_DL_LIBRARY_H
 
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include <dlfcn.h>
 
+#include "mxref/error.h"
+
 #define MXR_DL_STR2(x) #x
 #define MXR_DL_STR(x) MXR_DL_STR2(x) /* a version macro as text */
+
+/* X(member, symbol) as a member of the function table: a pointer of the
+ * symbol's type (from the library's header). */
+#define MXR_DL_MEMBER(member, symbol) decltype(&symbol) member;
+
+/* X(member, symbol) as a step of the resolving loop, with a Library `lib`
+ * and the table `api` in scope (a Loaded's load function): resolves the symbol into api.member, and
+ * ends the && chain at the first one missing (lib.failure names it). */
+#define MXR_DL_RESOLVE(member, symbol) lib.resolve(#symbol, &api.member) &&
 
 namespace mxr_dl {
 
@@ -91,6 +111,31 @@ class Library {
   void *handle_ = nullptr;
 };
 
+/* A library's function table `Api`, loaded by `load` on the first get(). */
+template <typename Api>
+class Loaded {
+ public:
+  using LoadFn = bool (*)(Library &lib, Api &api);
+
+  Loaded(const char *what, const char *soname, LoadFn load) : lib_(what, soname), load_(load) {}
+
+  /* The table, loaded once (thread-safe); NULL with the last error set,
+   * naming the library and why it could not be loaded, when it cannot. */
+  const Api *get() {
+    std::call_once(once_, [this] { loaded_ = load_(lib_, api_); });
+    if (loaded_) return &api_;
+    mxr_set_error(MXR_ECUDA, "%s", lib_.failure);
+    return nullptr;
+  }
+
+ private:
+  Library lib_;
+  LoadFn load_;
+  Api api_{};
+  bool loaded_ = false;
+  std::once_flag once_;
+};
+
 }  // namespace mxr_dl
 
-#endif /* MXR_DEVICE_DL_LIBRARY_H */
+#endif /* MXR_CUDA_DL_LIBRARY_H */
