@@ -1,4 +1,5 @@
-# Operators (ref/src/op): registry, parameter parser, CPU kernels, and the
+# Operators (ref/src/op): registry, parameter parser, one file per op family
+# (definitions and CPU kernels) and op/cuda/ (its CUDA kernels), and the
 # operator tests.  Included from the top Makefile.am.
 
 ref_libmxref_core_la_SOURCES += \
@@ -10,6 +11,8 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/op/tensor_common.h \
 	ref/src/op/nn_common.h \
 	ref/src/op/conv_common.h \
+	ref/src/op/elemwise_fn.h \
+	ref/src/op/random_fn.h \
 	ref/src/op/basic.c \
 	ref/src/op/elemwise.c \
 	ref/src/op/reduce.c \
