@@ -36,7 +36,7 @@ START_TEST(test_names_sorted_unique_and_findable) {
 }
 END_TEST
 
-/* A CUDA build runs every op on a GPU (issue 6): each registered op
+/* A CUDA build runs every op on a GPU: each registered op
  * (backward ops included) has a GPU forward, with or without cuDNN.
  * Checked without a device. */
 START_TEST(test_every_op_has_a_gpu_kernel_in_a_cuda_build) {
