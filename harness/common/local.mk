@@ -6,15 +6,12 @@
 
 noinst_LTLIBRARIES += harness/common/libmxcts_common.la harness/common/libmxcts_json.la
 harness_common_libmxcts_common_la_SOURCES = \
-	harness/common/common.h \
-	harness/common/common.c \
-	harness/common/stats.c
+	harness/common/common.h harness/common/common.c harness/common/stats.c
 harness_common_libmxcts_common_la_CPPFLAGS = $(HARNESS_CPPFLAGS)
 harness_common_libmxcts_common_la_LIBADD = -lm
 
 harness_common_libmxcts_json_la_SOURCES = \
-	harness/common/jsonv.h \
-	harness/common/jsonv.c
+	harness/common/jsonv.h harness/common/jsonv.c
 harness_common_libmxcts_json_la_CPPFLAGS = $(HARNESS_CPPFLAGS)
 harness_common_libmxcts_json_la_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 harness_common_libmxcts_json_la_LIBADD = $(JANSSON_LIBS)

@@ -3,11 +3,6 @@
 # top Makefile.am.
 
 harness_libmxcts_la_SOURCES += \
-	harness/run/run.h \
-	harness/run/run_internal.h \
-	harness/run/plan.c \
-	harness/run/plan_load.c \
-	harness/run/progress.c \
-	harness/run/result.c \
-	harness/run/runner.c \
-	harness/run/session.c
+	harness/run/run.h harness/run/run_internal.h harness/run/plan.c \
+	harness/run/plan_load.c harness/run/progress.c harness/run/result.c \
+	harness/run/runner.c harness/run/session.c

@@ -2,8 +2,5 @@
 # Included from the top Makefile.am.
 
 harness_libmxcts_la_SOURCES += \
-	harness/suite/suite.h \
-	harness/suite/suite_internal.h \
-	harness/suite/suite.c \
-	harness/suite/suite_structure.c \
-	harness/suite/expect.c
+	harness/suite/suite.h harness/suite/suite_internal.h harness/suite/suite.c \
+	harness/suite/suite_structure.c harness/suite/expect.c
