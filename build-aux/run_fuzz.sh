@@ -50,7 +50,7 @@ case $target in
     seeds=$top/harness/tests/corpus/suite
     dict=$top/harness/tests/data/fuzz_harness.dict ;;
   result)
-    sources="harness/tests/fuzz_result.c harness/probe_trace.c"
+    sources="harness/tests/fuzz_result.c harness/probe/probe_trace.c"
     libs="harness/libmxcts.la"
     seeds=$top/harness/tests/corpus/result
     dict=$top/harness/tests/data/fuzz_harness.dict ;;
@@ -79,8 +79,8 @@ make -C "$build" -s -j"$(nproc 2>/dev/null || echo 2)" $libs
   for src in $sources; do
     obj=fuzz_$target-$(basename "$src" .c).o
     # shellcheck disable=SC2086
-    "$cc" $flags $(pkg-config --cflags jansson) -I"$top/ref/include" -I"$top/ref/src" \
-      -I"$top/harness" -I. -c "$top/$src" -o "$obj"
+    "$cc" $flags $(pkg-config --cflags jansson) -I"$top/harness" -I"$top/ref/include" -I"$top/ref/src" \
+      -I. -c "$top/$src" -o "$obj"
     objs="$objs $obj"
   done
   # shellcheck disable=SC2086

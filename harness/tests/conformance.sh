@@ -1,7 +1,7 @@
 #!/bin/sh
 # The conformance suites against the in-tree libmxref.so, reported as TAP.
 # Run from the top build directory by `make check`, after every other test
-# (see harness/probe_local.mk): the suites time work, and must not share the
+# (see harness/probe/local.mk): the suites time work, and must not share the
 # machine with other tests.
 set -u
 srcdir=${srcdir:-.}

@@ -4,7 +4,7 @@
 # suites/expectations/mxnet-1.9.1.txt, reported as TAP.  Run by
 # `make check-mxnet` (which sets MXNET_REQUIRED); a plain `make check` skips
 # it, since the suites take minutes and the wheel comes from PyPI.  It times
-# work, so it runs after every other test (harness/probe_local.mk).
+# work, so it runs after every other test (harness/probe/local.mk).
 set -u
 srcdir=${srcdir:-.}
 dir=${MXNET_WHEEL_DIR:-$PWD/mxnet-wheel}

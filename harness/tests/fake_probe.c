@@ -44,6 +44,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/common.h"
+
 extern char **environ;
 
 static double now_s(void) {
@@ -57,20 +59,13 @@ static const char *env_or(const char *name, const char *def) {
   return v && *v ? v : def;
 }
 
-static uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 static uint64_t hash(uint64_t h, const char *s) {
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
   return h;
 }
 
 static double uniform(uint64_t *state) {
-  *state = mix(*state);
+  *state = mxcts_mix64(*state);
   return ((double)(*state >> 11) + 0.5) / 9007199254740992.0;
 }
 
@@ -91,7 +86,7 @@ static double timing_ms(long seed) {
   double ms = atof(env_or("FAKE_MS", "1"));
   long first = atol(env_or("FAKE_FLAKY_COUNT", "0")), count = flaky_count();
   if (count >= 0 && count < first) ms = atof(env_or("FAKE_MS_FIRST", "1"));
-  uint64_t state = hash(mix((uint64_t)seed), env_or("FAKE_ID", "-"));
+  uint64_t state = hash(mxcts_mix64((uint64_t)seed), env_or("FAKE_ID", "-"));
   double u1 = uniform(&state), u2 = uniform(&state), u3 = uniform(&state);
   double z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
   ms *= exp(atof(env_or("FAKE_NOISE", "0")) * z);
@@ -154,7 +149,7 @@ static json_t *result(long seed, const char *workload, const char *profile, doub
                                              ms, ms, "median", ms));
   char digest[64];
   snprintf(digest, sizeof digest, "fnv1a64:%016llx",
-           (unsigned long long)hash(mix((uint64_t)seed), env_or("FAKE_SALT", "")));
+           (unsigned long long)hash(mxcts_mix64((uint64_t)seed), env_or("FAKE_SALT", "")));
   json_object_set_new(r, "values", json_pack("{s:{s:i, s:b, s:s}}", "output", "n", 10, "finite", 1,
                                              "digest", digest));
   const char *failing = env_or("FAKE_FAIL_CHECK", "");

@@ -1,7 +1,7 @@
 /*
  * libFuzzer target for the parsers of what a probe process leaves behind:
- * its result file (harness/result.c) and the profiler trace the
- * implementation wrote (harness/probe_trace.c).  Both come from code under
+ * its result file (harness/run/result.c) and the profiler trace the
+ * implementation wrote (harness/probe/probe_trace.c).  Both come from code under
  * test, so nothing in them may crash or hang mxcts.
  *
  * The input is parsed as a result document: a success must give a result
@@ -21,9 +21,9 @@
 
 #include <jansson.h>
 
-#include "common.h"
-#include "probe_trace.h"
-#include "result.h"
+#include "common/common.h"
+#include "probe/probe.h"
+#include "run/run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

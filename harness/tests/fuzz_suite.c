@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the suite-file parser (harness/suite.c,
+ * libFuzzer target for the suite-file parser (harness/suite/suite.c,
  * suite_structure.c) and the expectation-file parser (expect.c).
  *
  * Each input is read as JSON the way mxcts reads a suite (duplicate keys
@@ -19,9 +19,8 @@
 
 #include <jansson.h>
 
-#include "common.h"
-#include "expect.h"
-#include "suite.h"
+#include "common/common.h"
+#include "suite/suite.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

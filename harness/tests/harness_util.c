@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
-#include "judge.h"
-#include "session.h"
+#include "common/common.h"
+#include "judge/judge.h"
+#include "run/run.h"
 
 char *hu_tmpdir(void) {
   const char *tmp = getenv("TMPDIR");

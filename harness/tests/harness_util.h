@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "plan.h"
+#include "run/run.h"
 
 /* A fresh directory under ${TMPDIR:-/tmp}. */
 char *hu_tmpdir(void);

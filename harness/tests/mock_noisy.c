@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/common.h"
 #include "mock.h"
 
 static uint64_t rng_state;
@@ -25,25 +26,10 @@ static uint64_t next_random(void) { /* xorshift64* */
   return rng_state * 0x2545F4914F6CDD1DULL;
 }
 
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 static void spin_us(double us) {
-  double until = now_us() + us;
-  while (now_us() < until) {
+  double until = mxcts_now() * 1e6 + us;
+  while (mxcts_now() * 1e6 < until) {
   }
-}
-
-/* splitmix64 of the pid and the clock: neighbouring pids give unrelated
- * streams. */
-static uint64_t mix(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
 }
 
 static uint64_t uniform(uint64_t n) { return (next_random() >> 32) % n; }
@@ -51,7 +37,8 @@ static uint64_t uniform(uint64_t n) { return (next_random() >> 32) % n; }
 __attribute__((constructor)) static void choose_noise(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  rng_state = mix(((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec);
+  /* splitmix64's mixer: neighbouring pids give unrelated streams. */
+  rng_state = mxcts_mix64(((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec);
   if (!rng_state) rng_state = 1;
   slow_process = uniform(20) == 0;
   if (slow_process) fprintf(stderr, "mock_noisy: slow process\n");

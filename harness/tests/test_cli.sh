@@ -2,7 +2,7 @@
 # The mxcts command line (TAP): help for every command, usage errors exit 2,
 # run/plan/judge/report exit 0 when everything passed and 1 otherwise (never
 # 77 or 99), the shipped suites list, GNU parallel fan-out through
-# harness/mxcts-parallel, and the reports of a run.  Uses the fake probe.
+# harness/cli/mxcts-parallel, and the reports of a run.  Uses the fake probe.
 # Run from the top build directory (as `make check` does); $srcdir is the
 # source tree.
 set -u
@@ -93,10 +93,10 @@ ok "the job lines run" sh -e "$tmp/jobs.txt"
 status_is 0 "judge passes" $mxcts judge --out "$tmp/o4"
 ok "judge agrees with run" sh -c "grep -c '^ok' '$tmp/o1.tap' >'$tmp/c1'; $mxcts judge --out '$tmp/o4' --tap - 2>/dev/null | grep -c '^ok' >'$tmp/c2'; cmp '$tmp/c1' '$tmp/c2'"
 if command -v parallel >/dev/null 2>&1; then
-    status_is 0 "mxcts-parallel passes" env PATH="$PWD/harness:$PATH" bash "$srcdir/harness/mxcts-parallel" \
+    status_is 0 "mxcts-parallel passes" env PATH="$PWD/harness:$PATH" bash "$srcdir/harness/cli/mxcts-parallel" \
         --jobs 2 -- --suites "$tmp/suites" --probe "$fake" --impl "$fake" --seed 6 --out "$tmp/o5" --lock-file "$tmp/lock"
     status_is 1 "mxcts-parallel with a failing ordering exits 1 (rerun done)" env PATH="$PWD/harness:$PATH" \
-        bash "$srcdir/harness/mxcts-parallel" -- --suites "$tmp/bad" --probe "$fake" --impl "$fake" --seed 6 \
+        bash "$srcdir/harness/cli/mxcts-parallel" -- --suites "$tmp/bad" --probe "$fake" --impl "$fake" --seed 6 \
         --out "$tmp/o6" --lock-file "$tmp/lock"
 else
     n=$((n + 1)); echo "ok $n - mxcts-parallel passes # SKIP GNU parallel not installed"

@@ -1,10 +1,10 @@
-/* Expectation files (expect.h). */
+/* Expectation files (suite/suite.h). */
 #include <check.h>
 #include <string.h>
 
 #include "check_tap.h"
-#include "common.h"
-#include "expect.h"
+#include "common/common.h"
+#include "suite/suite.h"
 
 START_TEST(test_parse_and_match) {
   const char *text = "# MXNet 1.9.1\n\n"

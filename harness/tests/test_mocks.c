@@ -2,7 +2,7 @@
  * mxcts against mock implementations that are wrong on purpose (mock_*.c):
  * each must be caught with the right verdict, and the noisy but correct one
  * must pass.  These runs time real work, so this test runs after every other
- * test but the conformance run (harness/mock_local.mk), and holds the
+ * test but the conformance run (harness/tests/local.mk), and holds the
  * host-wide lock like any mxcts run.
  *
  * In a sanitizer build (MXCTS_SANITIZERS set) timings mean nothing: the
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "check_tap.h"
-#include "common.h"
+#include "common/common.h"
 #include "harness_util.h"
 
 static bool sanitized(void) {

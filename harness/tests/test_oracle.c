@@ -1,4 +1,4 @@
-/* The float64 oracle (harness/oracle*.c): every op's forward on small
+/* The float64 oracle (harness/oracle/oracle*.c): every op's forward on small
  * hand-computed cases, stated gradients of the loss ops, finite differences
  * against analytic derivatives, the comparison routine, the parameter
  * parser, the input generator, the Dropout check, and the case table. */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check_tap.h"
-#include "oracle.h"
+#include "oracle/oracle.h"
 
 #define SHP(...) \
   ((struct mxcts_oracle_shape){(int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), {__VA_ARGS__}})

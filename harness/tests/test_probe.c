@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "check_tap.h"
-#include "common.h"
+#include "common/common.h"
 #include "harness_util.h"
 
 #define PROBE MXCTS_TEST_BUILDDIR "/harness/mxcts-probe"

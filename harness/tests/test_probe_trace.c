@@ -1,4 +1,4 @@
-/* Reading profiler traces into pass structures (probe_trace.h): segment
+/* Reading profiler traces into pass structures (probe/probe.h): segment
  * kinds and sizes, helper ops, pass markers, and CUDA graph spans, which
  * are counted apart and never as engine ops. */
 #include <check.h>
@@ -9,7 +9,7 @@
 
 #include "check_tap.h"
 #include "harness_util.h"
-#include "probe_trace.h"
+#include "probe/probe.h"
 
 /* Write `events` (a JSON array body) as a trace file; returns its path. */
 static char *write_trace(const char *dir, const char *events) {

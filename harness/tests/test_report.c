@@ -1,4 +1,4 @@
-/* The reporters (report.h) on a real results document from the fake probe:
+/* The reporters (report/report.h) on a real results document from the fake probe:
  * TAP 13 that parses, well-formed JUnit XML (xmllint when installed, and a
  * small checker here), JSON that validates, self-contained HTML. */
 #include <check.h>
@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "check_tap.h"
-#include "common.h"
+#include "common/common.h"
 #include "harness_util.h"
-#include "judge.h"
-#include "report.h"
+#include "judge/judge.h"
+#include "report/report.h"
 
 static const char suite[] =
     "{\"format\": 1, \"name\": \"rep\", \"workload\": \"fake\", \"rounds\": 9, \"timeout\": 5,"

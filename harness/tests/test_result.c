@@ -1,4 +1,4 @@
-/* The probe's result file (result.h): a full result, and malformed ones,
+/* The probe's result file (run/run.h): a full result, and malformed ones,
  * each an error naming the file and the JSON path. */
 #include <check.h>
 #include <stdio.h>
@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "check_tap.h"
-#include "common.h"
-#include "result.h"
+#include "common/common.h"
+#include "run/run.h"
 
 static const char full[] =
     "{\"probe_version\": 1, \"workload\": \"symbolic_flip_chain\", \"seed\": 5, \"status\": \"ok\","

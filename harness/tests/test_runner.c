@@ -12,13 +12,10 @@
 #include <string.h>
 
 #include "check_tap.h"
-#include "common.h"
+#include "common/common.h"
 #include "harness_util.h"
-#include "judge.h"
-#include "plan.h"
-#include "result.h"
-#include "runner.h"
-#include "session.h"
+#include "judge/judge.h"
+#include "run/run.h"
 
 /* Two configs, slow and fast, and an assertion of every kind. */
 

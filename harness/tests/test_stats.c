@@ -1,4 +1,4 @@
-/* Exact binomial tails and the sign test (stats.h), against values computed
+/* Exact binomial tails and the sign test (common/common.h), against values computed
  * exactly with Python's fractions and math.comb, e.g.
  *   sum(comb(25, i) for i in range(19, 26)) = 245506, over 2**25. */
 #include <check.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "check_tap.h"
-#include "stats.h"
+#include "common/common.h"
 
 #define REL(a, b) (fabs((a) - (b)) <= 1e-10 * fabs(b))
 

@@ -1,4 +1,4 @@
-/* Suite files (suite.h): a valid suite in detail, every malformed case with
+/* Suite files (suite/suite.h): a valid suite in detail, every malformed case with
  * the file and JSON path in its message, and the shipped suites/. */
 #include <check.h>
 #include <stdio.h>
@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "check_tap.h"
-#include "common.h"
-#include "suite.h"
+#include "common/common.h"
+#include "suite/suite.h"
 
 static const char valid[] =
     "{\"format\": 1, \"name\": \"demo\", \"description\": \"d\", \"workload\": \"symbolic_flip_chain\","

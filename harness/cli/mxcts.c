@@ -1,0 +1,658 @@
+/*
+ * mxcts: the conformance harness' command line (docs/harness.md, mxcts(1)).
+ *
+ *   mxcts run     plan, execute, judge, report
+ *   mxcts plan    write OUT/plan.json, print one job a line for GNU parallel
+ *   mxcts exec    run one planned process (what the plan's lines call)
+ *   mxcts judge   judge OUT (written by plan + exec), or print rerun jobs
+ *   mxcts list    suites, configs, assertions
+ *   mxcts report  re-render reports from a results file
+ *
+ * Exit status: 0 every assertion passed (xfail and skip count as passed),
+ * 1 some failed, 2 usage or internal error.  Never 77 or 99 (automake's
+ * skip and hard error).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "common/jsonv.h"
+#include "config.h"
+#include "judge/judge.h"
+#include "report/report.h"
+#include "run/run.h"
+
+#define EXIT_PASS 0
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+
+static int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int usage_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "mxcts %s: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\nTry 'mxcts %s --help'.\n", cmd);
+  va_end(ap);
+  return EXIT_USAGE;
+}
+
+static int internal_error(const char *cmd) {
+  fprintf(stderr, "mxcts %s: %s\n", cmd, mxcts_last_error());
+  return EXIT_USAGE;
+}
+
+/* --- help texts --------------------------------------------------------------------- */
+
+static const char help_main[] =
+    "usage: mxcts COMMAND [OPTIONS]\n"
+    "\n"
+    "Conformance suites for MXNet-style engines: each (config, round) of each suite runs\n"
+    "as a fresh mxcts-probe process against the library under test, and the results are\n"
+    "judged (structure, sign-test orderings, numerics, equality) and reported.\n"
+    "\n"
+    "commands:\n"
+    "  run      plan, execute, judge and report (the usual entry point)\n"
+    "  plan     write OUT/plan.json and print one job a line for GNU parallel\n"
+    "  exec     run one planned process (used by the lines `plan` prints)\n"
+    "  judge    judge a results directory written by plan + its jobs\n"
+    "  list     list suites, configurations and assertions\n"
+    "  report   re-render reports from a JSON results file\n"
+    "\n"
+    "'mxcts COMMAND --help' describes each.  Exit status: 0 all assertions passed\n"
+    "(xfail and skip included), 1 some failed, 2 usage or internal error.\n";
+
+static const char help_run_opts[] =
+    "  --impl LIB          library under test (default: the in-tree or installed libmxref.so)\n"
+    "  --impl-name NAME    its name in reports and for suites/expectations/NAME.txt\n"
+    "                      (default: the library's file name without .so, e.g. libmxref)\n"
+    "  --probe PATH        the probe (default: mxcts-probe beside mxcts)\n"
+    "  --suites DIR        suite directory (default: the in-tree or installed suites/)\n"
+    "  --suite NAME        run only this suite (repeatable)\n"
+    "  --rounds N          rounds per suite instead of each suite's own (k follows from alpha)\n"
+    "  --seed N            run seed (default: random; always reported)\n"
+    "  --out DIR           results directory (default: ./mxcts-out)\n"
+    "  --expectations F    expectation file (default: SUITES/expectations/NAME.txt if present;\n"
+    "                      'none' for none)\n"
+    "  --tap F, --junit F, --json F, --html F   reports to write ('-': stdout);\n"
+    "                      OUT/results.json is always written\n"
+    "  --jobs N            untimed processes at a time (timed work always runs alone)\n"
+    "  --pass-env NAME     also pass this variable through to the probe (repeatable)\n"
+    "  --timeout-scale X   multiply every suite's per-process timeout\n"
+    "  --grace S           seconds between SIGTERM and SIGKILL at a deadline (default 2)\n"
+    "  --keep-going        run every round of a config even after one crashed or timed\n"
+    "                      out (default: its later processes are skipped, same verdict)\n"
+    "  --lock-file F       host-wide lock against concurrent timed work\n"
+    "                      (default ${TMPDIR:-/tmp}/mxcts-UID.lock; 'none' for none)\n"
+    "  --no-progress       no progress line on a terminal\n";
+
+static void print_help(const char *cmd) {
+  if (!strcmp(cmd, "run")) {
+    printf("usage: mxcts run [OPTIONS]\n\nPlan every (suite, config, round), run each as a fresh "
+           "probe process, judge,\nrerun failed orderings once with a new seed, and report.\n\n%s",
+           help_run_opts);
+  } else if (!strcmp(cmd, "plan")) {
+    printf("usage: mxcts plan [OPTIONS]    (the options of 'mxcts run')\n\n"
+           "Write OUT/plan.json and print one job a line on stdout.  Untimed processes are\n"
+           "one line each; each round of a timed suite is one line (its processes joined\n"
+           "with &&, each under the exclusive host lock).  Run them with GNU parallel, then\n"
+           "judge:\n\n"
+           "  mxcts plan --out OUT ... > jobs.txt\n"
+           "  parallel --jobs 4 < jobs.txt\n"
+           "  mxcts judge --out OUT --reruns > reruns.txt; parallel < reruns.txt\n"
+           "  mxcts judge --out OUT\n\n"
+           "On many hosts: parallel --sshloginfile HOSTS < jobs.txt, with OUT, the probe, mxcts\n"
+           "and the library at the same paths on every host (a shared file system).\n"
+           "harness/cli/mxcts-parallel does all of this.\n\n%s", help_run_opts);
+  } else if (!strcmp(cmd, "exec")) {
+    printf("usage: mxcts exec --dir DIR [--timeout S] [--grace S] [--lock shared|exclusive|none]\n"
+           "                  [--lock-file F] [--group-file F] -- [NAME=VALUE ...] PROGRAM [ARGS ...]\n\n"
+           "Run PROGRAM in DIR with exactly the NAME=VALUE environment (nothing inherited),\n"
+           "stdout and stderr into DIR/stdout.txt and DIR/stderr.txt, killing its process\n"
+           "group at the deadline, and record how it ended in DIR/outcome.json.  With\n"
+           "--group-file (the plan's lines pass one per config unless --keep-going): if F\n"
+           "names a process of the same config that crashed or timed out, PROGRAM is not\n"
+           "run and the outcome is 'skipped' with that cause; if PROGRAM crashes or times\n"
+           "out, F is made to name DIR.  Exit status 0 when the outcome was recorded\n"
+           "(whatever the program did), 2 otherwise.\n");
+  } else if (!strcmp(cmd, "judge")) {
+    printf("usage: mxcts judge --out DIR [--reruns] [--tap F] [--junit F] [--json F] [--html F]\n"
+           "                   [--expectations F]\n\n"
+           "Judge the processes of DIR/plan.json from the files they left, write\n"
+           "DIR/results.json and the reports the plan asked for (or these options).\n"
+           "--reruns: instead, add a rerun (new seed) of every suite whose orderings failed\n"
+           "to the plan and print its job lines (nothing when none is needed).\n");
+  } else if (!strcmp(cmd, "list")) {
+    printf("usage: mxcts list [--suites DIR] [--suite NAME ...]\n\n"
+           "Print each suite with its configurations (environment) and assertions, after\n"
+           "validating the suite files.\n");
+  } else if (!strcmp(cmd, "report")) {
+    printf("usage: mxcts report RESULTS.json [--tap F] [--junit F] [--json F] [--html F]\n\n"
+           "Re-render reports from a results file (OUT/results.json of a run); prints the\n"
+           "summary.  Exit status as for run: 0 passed, 1 failed, 2 error.\n");
+  } else {
+    fputs(help_main, stdout);
+  }
+}
+
+/* --- defaults --------------------------------------------------------------------------- */
+
+/* Whether mxcts runs from this build tree (harness/ or harness/.libs/). */
+static bool in_build_tree(const char *self_dir) {
+  char *a = mxcts_xasprintf("%s/harness", MXCTS_BUILDDIR), *b = mxcts_xasprintf("%s/.libs", a);
+  bool yes = self_dir && (!strcmp(self_dir, a) || !strcmp(self_dir, b));
+  free(a);
+  free(b);
+  return yes;
+}
+
+static char *first_existing(const char *a, const char *b) {
+  if (a && access(a, F_OK) == 0) return mxcts_xstrdup(a);
+  if (b && access(b, F_OK) == 0) return mxcts_xstrdup(b);
+  return NULL;
+}
+
+static char *default_probe(const char *self_dir) {
+  if (!self_dir) return NULL;
+  char *a = mxcts_xasprintf("%s/mxcts-probe", self_dir);
+  char *b = mxcts_xasprintf("%s/../mxcts-probe", self_dir);
+  char *r = mxcts_is_executable(a) ? mxcts_abspath(a) : mxcts_is_executable(b) ? mxcts_abspath(b) : NULL;
+  free(a);
+  free(b);
+  return r;
+}
+
+static char *default_impl(bool tree) {
+  char *a = mxcts_xasprintf("%s/ref/.libs/libmxref.so", MXCTS_BUILDDIR);
+  char *b = mxcts_xasprintf("%s/libmxref.so", MXCTS_LIBDIR);
+  char *r = first_existing(tree ? a : b, tree ? b : a);
+  free(a);
+  free(b);
+  return r;
+}
+
+static char *default_suites(bool tree) {
+  char *a = mxcts_xasprintf("%s/suites", MXCTS_SRCDIR), *b = mxcts_xasprintf("%s/suites", MXCTS_PKGDATADIR);
+  char *r = first_existing(tree ? a : b, tree ? b : a);
+  free(a);
+  free(b);
+  return r;
+}
+
+static char *impl_name_of(const char *impl) {
+  const char *base = strrchr(impl, '/');
+  base = base ? base + 1 : impl;
+  const char *so = strstr(base, ".so");
+  return mxcts_xstrndup(base, so ? (size_t)(so - base) : strlen(base));
+}
+
+/* --- option parsing for run and plan ----------------------------------------------------- */
+
+enum {
+  OPT_IMPL = 256, OPT_IMPL_NAME, OPT_PROBE, OPT_SUITES, OPT_SUITE, OPT_ROUNDS, OPT_SEED, OPT_OUT,
+  OPT_EXPECT, OPT_TAP, OPT_JUNIT, OPT_JSON, OPT_HTML, OPT_JOBS, OPT_PASS_ENV, OPT_TSCALE,
+  OPT_GRACE, OPT_LOCK_FILE, OPT_NO_PROGRESS, OPT_HELP, OPT_RERUNS, OPT_DIR, OPT_TIMEOUT, OPT_LOCK,
+  OPT_KEEP_GOING, OPT_GROUP_FILE
+};
+
+static const struct option run_longopts[] = {
+    {"impl", required_argument, NULL, OPT_IMPL},
+    {"impl-name", required_argument, NULL, OPT_IMPL_NAME},
+    {"probe", required_argument, NULL, OPT_PROBE},
+    {"suites", required_argument, NULL, OPT_SUITES},
+    {"suite", required_argument, NULL, OPT_SUITE},
+    {"rounds", required_argument, NULL, OPT_ROUNDS},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"out", required_argument, NULL, OPT_OUT},
+    {"expectations", required_argument, NULL, OPT_EXPECT},
+    {"tap", required_argument, NULL, OPT_TAP},
+    {"junit", required_argument, NULL, OPT_JUNIT},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"html", required_argument, NULL, OPT_HTML},
+    {"jobs", required_argument, NULL, OPT_JOBS},
+    {"pass-env", required_argument, NULL, OPT_PASS_ENV},
+    {"timeout-scale", required_argument, NULL, OPT_TSCALE},
+    {"grace", required_argument, NULL, OPT_GRACE},
+    {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+    {"lock-file", required_argument, NULL, OPT_LOCK_FILE},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0}};
+
+static bool parse_long(const char *s, long min, long max, long *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || end == s || *end || v < min || v > max) return false;
+  *out = v;
+  return true;
+}
+
+static bool parse_double(const char *s, double min, double max, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !(v >= min && v <= max)) return false;
+  *out = v;
+  return true;
+}
+
+struct cli {
+  struct mxcts_options opt;
+  bool seed_given, no_progress, no_lock, no_expect;
+};
+
+static void set_str(char **field, const char *v) {
+  free(*field);
+  *field = mxcts_xstrdup(v);
+}
+
+/* One option of run/plan; 0, or the exit status of a usage error. */
+static int run_option(const char *cmd, int c, const char *arg, struct cli *cl) {
+  struct mxcts_options *o = &cl->opt;
+  long n;
+  switch (c) {
+  case OPT_IMPL: set_str(&o->impl, arg); return 0;
+  case OPT_IMPL_NAME:
+    if (!mxcts_valid_id(arg)) return usage_error(cmd, "--impl-name %s: not a valid name", arg);
+    set_str(&o->impl_name, arg);
+    return 0;
+  case OPT_PROBE: set_str(&o->probe, arg); return 0;
+  case OPT_SUITES: set_str(&o->suites_dir, arg); return 0;
+  case OPT_SUITE: mxcts_strv_push(&o->suites, arg); return 0;
+  case OPT_ROUNDS:
+    if (!parse_long(arg, 1, MXCTS_MAX_ROUNDS, &n))
+      return usage_error(cmd, "--rounds %s: expected an integer in [1, %d]", arg, MXCTS_MAX_ROUNDS);
+    o->rounds = (int)n;
+    return 0;
+  case OPT_SEED:
+    if (!parse_long(arg, 0, 0xffffffffL, &n))
+      return usage_error(cmd, "--seed %s: expected an integer in [0, 4294967295]", arg);
+    o->seed = (uint64_t)n;
+    cl->seed_given = true;
+    return 0;
+  case OPT_OUT: set_str(&o->out, arg); return 0;
+  case OPT_EXPECT:
+    cl->no_expect = !strcmp(arg, "none");
+    set_str(&o->expectations, cl->no_expect ? NULL : arg);
+    return 0;
+  case OPT_TAP: set_str(&o->tap, arg); return 0;
+  case OPT_JUNIT: set_str(&o->junit, arg); return 0;
+  case OPT_JSON: set_str(&o->json, arg); return 0;
+  case OPT_HTML: set_str(&o->html, arg); return 0;
+  case OPT_JOBS:
+    if (!parse_long(arg, 1, 1024, &n)) return usage_error(cmd, "--jobs %s: expected 1..1024", arg);
+    o->jobs = (int)n;
+    return 0;
+  case OPT_PASS_ENV:
+    if (!mxcts_valid_env_name(arg)) return usage_error(cmd, "--pass-env %s: not a variable name", arg);
+    mxcts_strv_push(&o->pass_env, arg);
+    return 0;
+  case OPT_TSCALE:
+    if (!parse_double(arg, 0.001, 1000, &o->timeout_scale))
+      return usage_error(cmd, "--timeout-scale %s: expected a number in [0.001, 1000]", arg);
+    return 0;
+  case OPT_GRACE:
+    if (!parse_double(arg, 0, 3600, &o->grace_s))
+      return usage_error(cmd, "--grace %s: expected seconds in [0, 3600]", arg);
+    return 0;
+  case OPT_LOCK_FILE:
+    cl->no_lock = !strcmp(arg, "none");
+    set_str(&o->lock_file, cl->no_lock ? NULL : arg);
+    return 0;
+  case OPT_NO_PROGRESS: cl->no_progress = true; return 0;
+  case OPT_KEEP_GOING: o->keep_going = true; return 0;
+  default: return usage_error(cmd, "unknown option");
+  }
+}
+
+/* Fill what the options left open and make every path absolute. */
+static int complete_options(const char *cmd, struct cli *cl) {
+  struct mxcts_options *o = &cl->opt;
+  char *self_dir = mxcts_self_dir();
+  bool tree = in_build_tree(self_dir);
+  char *tmp;
+  if (!o->probe) o->probe = default_probe(self_dir);
+  if (!o->impl) o->impl = default_impl(tree);
+  if (!o->suites_dir) o->suites_dir = default_suites(tree);
+  int rc = 0;
+  if (!o->probe) rc = usage_error(cmd, "no mxcts-probe beside %s: give --probe PATH", self_dir ? self_dir : "mxcts");
+  else if (!o->impl) rc = usage_error(cmd, "no libmxref.so found (build tree or %s): give --impl LIB", MXCTS_LIBDIR);
+  else if (!o->suites_dir) rc = usage_error(cmd, "no suites directory found: give --suites DIR");
+  if (!rc && access(o->impl, R_OK) != 0) rc = usage_error(cmd, "--impl %s: %s", o->impl, strerror(errno));
+  if (!rc && !mxcts_is_executable(o->probe)) rc = usage_error(cmd, "--probe %s: not an executable file", o->probe);
+  if (rc) {
+    free(self_dir);
+    return rc;
+  }
+  tmp = o->impl, o->impl = mxcts_abspath(tmp), free(tmp);
+  tmp = o->probe, o->probe = mxcts_abspath(tmp), free(tmp);
+  tmp = o->suites_dir, o->suites_dir = mxcts_abspath(tmp), free(tmp);
+  if (!o->impl_name) o->impl_name = impl_name_of(o->impl);
+  if (!o->expectations && !cl->no_expect) {
+    tmp = mxcts_xasprintf("%s/expectations/%s.txt", o->suites_dir, o->impl_name);
+    if (access(tmp, R_OK) == 0) o->expectations = tmp;
+    else free(tmp);
+  } else if (o->expectations) {
+    tmp = o->expectations, o->expectations = mxcts_abspath(tmp), free(tmp);
+  }
+  tmp = o->out ? o->out : mxcts_xstrdup("mxcts-out");
+  o->out = mxcts_abspath(tmp);
+  free(tmp);
+  if (!cl->seed_given) o->seed = mxcts_random_seed() & 0xffffffffULL;
+  if (!o->jobs) o->jobs = 1;
+  if (!o->grace_s) o->grace_s = 2.0;
+  if (!o->lock_file && !cl->no_lock) o->lock_file = mxcts_default_lock_file();
+  char *self = self_dir ? mxcts_xasprintf("%s/mxcts", self_dir) : NULL;
+  o->self = self && mxcts_is_executable(self) ? self : (free(self), mxcts_xstrdup("mxcts"));
+  free(self_dir);
+  return 0;
+}
+
+static int parse_run_args(const char *cmd, int argc, char **argv, struct cli *cl, bool *help) {
+  int c;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":", run_longopts, NULL)) != -1) {
+    if (c == OPT_HELP) return *help = true, 0;
+    if (c == '?') return usage_error(cmd, "unknown option %s", argv[optind - 1]);
+    if (c == ':') return usage_error(cmd, "option %s needs a value", argv[optind - 1]);
+    int rc = run_option(cmd, c, optarg, cl);
+    if (rc) return rc;
+  }
+  if (optind < argc) return usage_error(cmd, "unexpected argument %s", argv[optind]);
+  return complete_options(cmd, cl);
+}
+
+/* --- run, plan, judge ---------------------------------------------------------------------- */
+
+static int finish_reports(const char *cmd, const struct mxcts_plan *p, json_t *results) {
+  char *main_json = mxcts_xasprintf("%s/results.json", p->opt.out);
+  struct mxcts_report_files files = {p->opt.tap, p->opt.junit, main_json, p->opt.html};
+  int rc = mxcts_report_write(results, &files);
+  struct mxcts_report_files extra = {NULL, NULL, p->opt.json, NULL};
+  if (!rc) rc = mxcts_report_write(results, &extra);
+  free(main_json);
+  if (rc) return internal_error(cmd);
+  bool to_stdout = (p->opt.tap && !strcmp(p->opt.tap, "-")) || (p->opt.junit && !strcmp(p->opt.junit, "-")) ||
+                   (p->opt.json && !strcmp(p->opt.json, "-")) || (p->opt.html && !strcmp(p->opt.html, "-"));
+  mxcts_report_summary(results, to_stdout ? stderr : stdout);
+  return mxcts_results_exit_status(results);
+}
+
+static int cmd_run_or_plan(const char *cmd, int argc, char **argv) {
+  struct cli cl = {0};
+  bool help = false;
+  int rc = parse_run_args(cmd, argc, argv, &cl, &help);
+  if (help) print_help(cmd);
+  if (rc || help) {
+    mxcts_options_free(&cl.opt);
+    return rc;
+  }
+  struct mxcts_plan p;
+  rc = mxcts_plan_build(&cl.opt, &p);
+  mxcts_options_free(&cl.opt);
+  if (rc) return internal_error(cmd);
+  if (!strcmp(cmd, "plan")) {
+    if (mxcts_session_save_plan(&p)) {
+      mxcts_plan_free(&p);
+      return internal_error(cmd);
+    }
+    mxcts_plan_print_lines(&p, 0, stdout);
+    fprintf(stderr, "mxcts plan: %zu processes, seed %llu, plan %s/plan.json\n", p.njobs,
+            (unsigned long long)p.opt.seed, p.opt.out);
+    mxcts_plan_free(&p);
+    return fflush(stdout) == 0 ? EXIT_PASS : EXIT_USAGE;
+  }
+  json_t *results = NULL;
+  rc = mxcts_session_run(&p, !cl.no_progress, stderr, &results) ? internal_error(cmd)
+                                                                 : finish_reports(cmd, &p, results);
+  json_decref(results);
+  mxcts_plan_free(&p);
+  return rc;
+}
+
+static const struct option judge_longopts[] = {
+    {"out", required_argument, NULL, OPT_OUT},   {"reruns", no_argument, NULL, OPT_RERUNS},
+    {"tap", required_argument, NULL, OPT_TAP},   {"junit", required_argument, NULL, OPT_JUNIT},
+    {"json", required_argument, NULL, OPT_JSON}, {"html", required_argument, NULL, OPT_HTML},
+    {"expectations", required_argument, NULL, OPT_EXPECT},
+    {"help", no_argument, NULL, OPT_HELP},       {NULL, 0, NULL, 0}};
+
+static int judge_args(int argc, char **argv, struct cli *cl, bool *reruns, bool *help) {
+  int c;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":", judge_longopts, NULL)) != -1) {
+    if (c == OPT_HELP) *help = true;
+    else if (c == OPT_RERUNS) *reruns = true;
+    else if (c == '?') return usage_error("judge", "unknown option %s", argv[optind - 1]);
+    else if (c == ':') return usage_error("judge", "option %s needs a value", argv[optind - 1]);
+    else {
+      int rc = run_option("judge", c, optarg, cl);
+      if (rc) return rc;
+    }
+  }
+  if (optind < argc) return usage_error("judge", "unexpected argument %s", argv[optind]);
+  if (!*help && !cl->opt.out) return usage_error("judge", "--out DIR is required");
+  return 0;
+}
+
+static void override(char **field, char *value) {
+  if (!value) return;
+  free(*field);
+  *field = value;
+}
+
+static int cmd_judge(int argc, char **argv) {
+  struct cli cl = {0};
+  bool reruns = false, help = false;
+  int rc = judge_args(argc, argv, &cl, &reruns, &help);
+  if (help) print_help("judge");
+  if (rc || help) return mxcts_options_free(&cl.opt), rc;
+  struct mxcts_plan p;
+  char *path = mxcts_xasprintf("%s/plan.json", cl.opt.out);
+  rc = mxcts_plan_load(path, &p);
+  free(path);
+  if (rc) return mxcts_options_free(&cl.opt), internal_error("judge");
+  override(&p.opt.tap, mxcts_xstrdup(cl.opt.tap));
+  override(&p.opt.junit, mxcts_xstrdup(cl.opt.junit));
+  override(&p.opt.json, mxcts_xstrdup(cl.opt.json));
+  override(&p.opt.html, mxcts_xstrdup(cl.opt.html));
+  if (cl.no_expect) {
+    free(p.opt.expectations);
+    p.opt.expectations = NULL;
+  } else if (cl.opt.expectations) {
+    override(&p.opt.expectations, mxcts_abspath(cl.opt.expectations));
+  }
+  override(&p.opt.out, mxcts_abspath(cl.opt.out));
+  mxcts_options_free(&cl.opt);
+  json_t *results = NULL;
+  if (mxcts_judge(&p, &results)) rc = internal_error("judge");
+  else if (reruns) {
+    size_t first = mxcts_session_add_reruns(&p, results);
+    rc = first < p.njobs && mxcts_session_save_plan(&p) ? internal_error("judge") : 0;
+    if (!rc) mxcts_plan_print_lines(&p, first, stdout);
+  } else {
+    rc = finish_reports("judge", &p, results);
+  }
+  json_decref(results);
+  mxcts_plan_free(&p);
+  return rc;
+}
+
+/* --- exec -------------------------------------------------------------------------------- */
+
+static const struct option exec_longopts[] = {
+    {"dir", required_argument, NULL, OPT_DIR},       {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"grace", required_argument, NULL, OPT_GRACE},   {"lock", required_argument, NULL, OPT_LOCK},
+    {"lock-file", required_argument, NULL, OPT_LOCK_FILE},
+    {"group-file", required_argument, NULL, OPT_GROUP_FILE},
+    {"help", no_argument, NULL, OPT_HELP},           {NULL, 0, NULL, 0}};
+
+struct exec_args {
+  char *dir, *lock_file, *group_file;
+  double timeout, grace;
+  bool exclusive, no_lock, help;
+};
+
+static int exec_option(int c, const char *arg, struct exec_args *e) {
+  switch (c) {
+  case OPT_DIR: set_str(&e->dir, arg); return 0;
+  case OPT_TIMEOUT:
+    return parse_double(arg, 0.001, 1e7, &e->timeout) ? 0 : usage_error("exec", "--timeout %s: expected seconds", arg);
+  case OPT_GRACE:
+    return parse_double(arg, 0, 3600, &e->grace) ? 0 : usage_error("exec", "--grace %s: expected seconds", arg);
+  case OPT_LOCK:
+    if (strcmp(arg, "shared") && strcmp(arg, "exclusive") && strcmp(arg, "none"))
+      return usage_error("exec", "--lock %s: expected shared, exclusive or none", arg);
+    e->exclusive = !strcmp(arg, "exclusive");
+    e->no_lock = !strcmp(arg, "none");
+    return 0;
+  case OPT_LOCK_FILE: set_str(&e->lock_file, arg); return 0;
+  case OPT_GROUP_FILE: set_str(&e->group_file, arg); return 0;
+  case OPT_HELP: e->help = true; return 0;
+  case ':': return usage_error("exec", "option %s needs a value", "");
+  default: return usage_error("exec", "unknown option");
+  }
+}
+
+static int cmd_exec(int argc, char **argv) {
+  struct exec_args e = {.timeout = 60, .grace = 2};
+  int c, rc = 0;
+  optind = 1;
+  opterr = 0;
+  while (!rc && (c = getopt_long(argc, argv, "+:", exec_longopts, NULL)) != -1) rc = exec_option(c, optarg, &e);
+  if (!rc && e.help) print_help("exec");
+  if (!rc && !e.help && !e.dir) rc = usage_error("exec", "--dir DIR is required");
+  struct mxcts_strv env = {0};
+  int i = optind;
+  for (; !rc && !e.help && i < argc && strchr(argv[i], '=') && argv[i][0] != '/'; i++) mxcts_strv_push(&env, argv[i]);
+  if (!rc && !e.help && i >= argc) rc = usage_error("exec", "no program to run");
+  if (!rc && !e.help) {
+    char *dir = mxcts_abspath(e.dir), *lock = e.no_lock ? NULL : e.lock_file ? mxcts_xstrdup(e.lock_file) : mxcts_default_lock_file();
+    char *empty[] = {NULL};
+    struct mxcts_proc proc = {dir,       dir,         argv + i,      env.n ? env.v : empty,
+                              e.timeout, e.exclusive, e.group_file ? 0 : MXCTS_NO_GROUP};
+    struct mxcts_run_opts ro = {1, e.grace, lock, NULL, false, e.group_file};
+    rc = mxcts_run_procs(&proc, 1, &ro) ? internal_error("exec") : 0;
+    free(dir);
+    free(lock);
+  }
+  mxcts_strv_free(&env);
+  free(e.dir);
+  free(e.lock_file);
+  free(e.group_file);
+  return rc;
+}
+
+/* --- list and report ------------------------------------------------------------------------ */
+
+static void list_suite(const struct mxcts_suite *s) {
+  printf("%s: %s\n  workload %s, %s, %d rounds, k = %d, margin %g, timeout %gs\n", s->name,
+         s->description ? s->description : "", s->workload, s->timed ? "timed" : "untimed",
+         s->rounds, s->k, s->margin, s->timeout_s);
+  for (size_t c = 0; c < s->nconfigs; c++) {
+    printf("  config %s:", s->configs[c].id);
+    for (size_t i = 0; i < s->configs[c].env.n; i++)
+      printf(" %s=%s", s->configs[c].env.v[i].key, s->configs[c].env.v[i].value);
+    printf("%s%s\n", mxcts_suite_config_needs_rounds(s, c) ? " [rounds]" : "",
+           mxcts_suite_config_needs_profile(s, c) ? " [structure run]" : "");
+  }
+  for (size_t i = 0; i < s->nasserts; i++) {
+    const struct mxcts_assertion *a = &s->asserts[i];
+    printf("  assertion %s (%s):", a->id, mxcts_assert_type_name(a->type));
+    for (size_t c = 0; c < a->nconfigs; c++) printf(" %s", s->configs[a->configs[c]].id);
+    printf("\n");
+  }
+}
+
+static int cmd_list(int argc, char **argv) {
+  struct cli cl = {0};
+  bool help = false;
+  int c, rc = 0;
+  optind = 1;
+  opterr = 0;
+  while (!rc && (c = getopt_long(argc, argv, ":", run_longopts, NULL)) != -1) {
+    if (c == OPT_HELP) help = true;
+    else if (c == OPT_SUITES || c == OPT_SUITE) run_option("list", c, optarg, &cl);
+    else rc = usage_error("list", "unknown option %s", argv[optind - 1]);
+  }
+  if (help) print_help("list");
+  if (!rc && !help && !cl.opt.suites_dir) {
+    char *self_dir = mxcts_self_dir();
+    cl.opt.suites_dir = default_suites(in_build_tree(self_dir));
+    free(self_dir);
+    if (!cl.opt.suites_dir) rc = usage_error("list", "no suites directory found: give --suites DIR");
+  }
+  struct mxcts_suite *suites = NULL;
+  size_t n = 0;
+  if (!rc && !help && mxcts_suites_load_dir(cl.opt.suites_dir, &cl.opt.suites, &suites, &n))
+    rc = internal_error("list");
+  for (size_t i = 0; i < n; i++) list_suite(&suites[i]);
+  mxcts_suites_free(suites, n);
+  mxcts_options_free(&cl.opt);
+  return rc;
+}
+
+static int cmd_report(int argc, char **argv) {
+  struct cli cl = {0};
+  bool help = false;
+  int c, rc = 0;
+  optind = 1;
+  opterr = 0;
+  while (!rc && (c = getopt_long(argc, argv, ":", run_longopts, NULL)) != -1) {
+    if (c == OPT_HELP) help = true;
+    else if (c == OPT_TAP || c == OPT_JUNIT || c == OPT_JSON || c == OPT_HTML) run_option("report", c, optarg, &cl);
+    else rc = usage_error("report", "unknown option %s", argv[optind - 1]);
+  }
+  if (help) print_help("report");
+  if (!rc && !help && optind != argc - 1) rc = usage_error("report", "expected one results file");
+  json_t *doc = NULL;
+  if (!rc && !help && (mxcts_json_load(argv[optind], &doc) || mxcts_results_check(doc, argv[optind])))
+    rc = internal_error("report");
+  if (!rc && doc) {
+    struct mxcts_report_files files = {cl.opt.tap, cl.opt.junit, cl.opt.json, cl.opt.html};
+    if (mxcts_report_write(doc, &files)) rc = internal_error("report");
+    else {
+      bool out = (cl.opt.tap && !strcmp(cl.opt.tap, "-")) || (cl.opt.junit && !strcmp(cl.opt.junit, "-")) ||
+                 (cl.opt.json && !strcmp(cl.opt.json, "-")) || (cl.opt.html && !strcmp(cl.opt.html, "-"));
+      mxcts_report_summary(doc, out ? stderr : stdout);
+      rc = mxcts_results_exit_status(doc);
+    }
+  }
+  json_decref(doc);
+  mxcts_options_free(&cl.opt);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fputs(help_main, stderr);
+    return EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+    print_help(argc > 2 ? argv[2] : "");
+    return EXIT_PASS;
+  }
+  if (!strcmp(cmd, "--version")) {
+    printf("mxcts %s\n", PACKAGE_VERSION);
+    return EXIT_PASS;
+  }
+  int rc;
+  if (!strcmp(cmd, "run") || !strcmp(cmd, "plan")) rc = cmd_run_or_plan(cmd, argc - 1, argv + 1);
+  else if (!strcmp(cmd, "judge")) rc = cmd_judge(argc - 1, argv + 1);
+  else if (!strcmp(cmd, "exec")) rc = cmd_exec(argc - 1, argv + 1);
+  else if (!strcmp(cmd, "list")) rc = cmd_list(argc - 1, argv + 1);
+  else if (!strcmp(cmd, "report")) rc = cmd_report(argc - 1, argv + 1);
+  else return usage_error(cmd, "unknown command (run, plan, exec, judge, list, report)");
+  /* 0, 1 or 2 only: never automake's 77 (skip) or 99 (hard error). */
+  return rc == EXIT_PASS || rc == EXIT_FAILED ? rc : EXIT_USAGE;
+}

@@ -1,0 +1,198 @@
+/*
+ * harness/common/common.h: what every part of the harness shares (mxcts,
+ * mxcts-probe and the oracle): the per-thread last error, allocation,
+ * growable strings and string lists, files and directories, shell quoting,
+ * names, a seeded PRNG, the monotonic clock, and the statistics of the sign
+ * test.  Nothing here needs Jansson; the JSON helpers are in
+ * common/jsonv.h.
+ *
+ * Errors.  A function that can fail returns an int: 0 on success, a negative
+ * status code of mxref/error.h (MXR_EINVAL, MXR_ESYS, MXR_ENOTFOUND) on
+ * failure, after storing a message with mxcts_set_error().  The codes are
+ * the library's table, used as a header only: the harness never links an
+ * implementation.  Messages name the input that was wrong: the file, the
+ * JSON path or line, the value.  Success never clears the message.
+ *
+ * Allocation.  mxcts_xmalloc and friends never return NULL: running out of
+ * memory prints "mxcts: out of memory" and exits with status 2 (the harness'
+ * "internal error" status).  Bad input never gets that far.
+ *
+ * Ownership.  A returned `char *` or a filled struct is the caller's, freed
+ * with the matching *_free (or free() for plain strings); `const char *`
+ * results point into the object they came from and live as long as it.
+ */
+#ifndef MXCTS_COMMON_H
+#define MXCTS_COMMON_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mxref/error.h"
+
+#define MXCTS_ERROR_MAX 2048
+
+/* The calling thread's last error ("" if none).  Valid until the next
+ * failing mxcts_* call on this thread. */
+const char *mxcts_last_error(void);
+/* Store a message and return `status` (truncated at MXCTS_ERROR_MAX - 1). */
+int mxcts_set_error(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Prefix the current message: "<prefix>: <old message>"; returns status. */
+int mxcts_prefix_error(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* --- allocation (never NULL; exits 2 when memory runs out) --------------- */
+void *mxcts_xmalloc(size_t n);
+void *mxcts_xcalloc(size_t count, size_t size);
+void *mxcts_xrealloc(void *p, size_t n);
+char *mxcts_xstrdup(const char *s);            /* NULL -> NULL */
+char *mxcts_xstrndup(const char *s, size_t n);
+char *mxcts_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow *arr (of *cap elements of `size` bytes) to hold at least `need`. */
+void mxcts_grow(void *arr, size_t *cap, size_t need, size_t size);
+
+/* --- growable string --------------------------------------------------- */
+struct mxcts_buf {
+  char *s;    /* always NUL-terminated once anything was added; may be NULL */
+  size_t len;
+  size_t cap;
+};
+void mxcts_buf_puts(struct mxcts_buf *b, const char *s);
+void mxcts_buf_printf(struct mxcts_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void mxcts_buf_vprintf(struct mxcts_buf *b, const char *fmt, va_list ap);
+/* The contents ("" when empty); the buffer keeps ownership. */
+const char *mxcts_buf_str(const struct mxcts_buf *b);
+/* Hand the string to the caller (never NULL) and reset the buffer. */
+char *mxcts_buf_take(struct mxcts_buf *b);
+void mxcts_buf_free(struct mxcts_buf *b);
+
+/* --- string list: owns its strings ------------------------------------- */
+struct mxcts_strv {
+  char **v;   /* NULL-terminated when n > 0 or after mxcts_strv_terminate */
+  size_t n;
+  size_t cap;
+};
+void mxcts_strv_push(struct mxcts_strv *l, const char *s);      /* copies */
+void mxcts_strv_pushf(struct mxcts_strv *l, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void mxcts_strv_push_take(struct mxcts_strv *l, char *s);       /* takes s */
+bool mxcts_strv_contains(const struct mxcts_strv *l, const char *s);
+void mxcts_strv_free(struct mxcts_strv *l);
+
+/* --- files ------------------------------------------------------------- */
+/* Read a whole file; *out is the caller's (NUL-terminated), *len optional. */
+int mxcts_read_file(const char *path, char **out, size_t *len);
+/* Write `data` to path atomically enough (tmp + rename). */
+int mxcts_write_file(const char *path, const char *data, size_t len);
+/* mkdir -p. */
+int mxcts_mkdirs(const char *path);
+/* Absolute form of path (the file need not exist); caller frees. */
+char *mxcts_abspath(const char *path);
+/* The directory of the running executable (from /proc/self/exe), or NULL. */
+char *mxcts_self_dir(void);
+bool mxcts_is_executable(const char *path);
+/* The last `max` bytes of a file as printable text (caller frees; "" if the
+ * file is missing). */
+char *mxcts_file_tail(const char *path, size_t max);
+
+/* --- shell quoting ------------------------------------------------------- */
+/* Append `s` quoted for a POSIX shell (bare when it is safe). */
+void mxcts_shell_quote(struct mxcts_buf *b, const char *s);
+
+/* --- names ----------------------------------------------------------------- */
+/* [A-Za-z0-9][A-Za-z0-9_.-]* of at most 64 characters. */
+bool mxcts_valid_id(const char *s);
+/* A POSIX environment variable name: [A-Za-z_][A-Za-z0-9_]*. */
+bool mxcts_valid_env_name(const char *s);
+
+/* --- PRNG ---------------------------------------------------------------- */
+/* splitmix64: a seeded, portable generator (the same stream everywhere). */
+uint64_t mxcts_mix64(uint64_t x);
+uint64_t mxcts_rng_next(uint64_t *state);
+/* Uniform in [0, 1), 53 bits. */
+double mxcts_rng_uniform(uint64_t *state);
+/* Uniform in [0, n) without modulo bias; n > 0. */
+uint64_t mxcts_rng_below(uint64_t *state, uint64_t n);
+/* A 64-bit hash of a string (FNV-1a), for deriving seeds from names. */
+uint64_t mxcts_hash_str(uint64_t h, const char *s);
+/* A fresh seed from /dev/urandom (or the clock). */
+uint64_t mxcts_random_seed(void);
+
+/* Monotonic time in seconds. */
+double mxcts_now(void);
+
+/*
+ * Statistics: exact binomial tails, the one-sided sign test that judges
+ * orderings, and the distribution-free lower confidence bound of a ratio.
+ *
+ * No normal approximation anywhere: binomial probabilities are sums of exact
+ * terms C(n,i) p^i (1-p)^(n-i), each computed in log space with lgamma, so
+ * they are accurate to about 1e-12 relative for n up to MXCTS_BINOM_MAX.
+ *
+ * The sign test (docs/harness.md derives all of this):
+ *   R rounds, one ratio r_i = slower_i / faster_i per round.  Under the null
+ *   hypothesis "the slower side is not more than (1 + margin) times slower",
+ *   P(r_i > 1 + margin) <= 1/2 for every round independently, so the number of
+ *   wins W = #{i : r_i > 1 + margin} is stochastically at most Bin(R, 1/2).
+ *   The test passes when W >= k; its false-pass probability is at most
+ *   P(Bin(R, 1/2) >= k) (0.0073 for the defaults R = 25, k = 19).
+ *   The p-value of an observed W is P(Bin(R, 1/2) >= W).
+ *
+ * The lower confidence bound:
+ *   With r_(1) <= ... <= r_(R) sorted and m the median of the ratio's
+ *   distribution, r_(j) <= m exactly when at least j rounds are <= m, so
+ *   P(r_(j) <= m) = P(Bin(R, 1/2) >= j).  Taking j = R - k + 1 gives
+ *   P(r_(j) <= m) = P(Bin(R, 1/2) <= k - 1) = 1 - P(Bin(R, 1/2) >= k):
+ *   r_(R-k+1) is a lower bound of the median ratio at confidence
+ *   1 - P(Bin(R,1/2) >= k) (99.27 % for R = 25, k = 19).  It is dual to the
+ *   test: W >= k exactly when r_(R-k+1) > 1 + margin.
+ *
+ * No function here allocates memory that outlives the call.
+ */
+
+/* The largest n the binomial functions accept (larger n returns NaN). */
+#define MXCTS_BINOM_MAX 100000
+
+/* P(X = k) for X ~ Bin(n, p); 0 outside [0, n]; NaN for bad n or p. */
+double mxcts_binom_pmf(int n, int k, double p);
+/* P(X >= k) (upper tail, k included): 1 for k <= 0, 0 for k > n. */
+double mxcts_binom_sf(int n, int k, double p);
+/* P(X <= k): 0 for k < 0, 1 for k >= n. */
+double mxcts_binom_cdf(int n, int k, double p);
+
+/* The smallest k with P(Bin(rounds, 1/2) >= k) <= alpha, or rounds + 1 when
+ * even k = rounds is not rare enough (too few rounds for alpha).
+ * rounds in [1, MXCTS_BINOM_MAX], alpha in (0, 1); otherwise -1. */
+int mxcts_sign_test_min_k(int rounds, double alpha);
+
+struct mxcts_sign_test {
+  int rounds;           /* R: ratios given */
+  int k;                /* wins needed */
+  double margin;        /* a round is a win when its ratio > 1 + margin */
+  int wins;             /* W */
+  bool pass;            /* W >= k */
+  double p_value;       /* P(Bin(R, 1/2) >= W) */
+  double false_pass;    /* P(Bin(R, 1/2) >= k): the test's size */
+  double ratio_median;  /* median of the ratios */
+  double lower_bound;   /* r_(R-k+1): the distribution-free lower bound */
+  double confidence;    /* 1 - false_pass: the bound's confidence */
+};
+
+/* Run the test on `n` ratios (each finite and > 0; the caller checks).
+ * Returns MXR_EINVAL (with a message) for n < 1, k outside
+ * (n/2, n], or margin <= -1. */
+int mxcts_sign_test(const double *ratios, int n, int k, double margin,
+                    struct mxcts_sign_test *out);
+
+/* The median of n values (the mean of the middle two for even n); NaN for
+ * n == 0.  Does not modify x. */
+double mxcts_median(const double *x, size_t n);
+/* The q-quantile (0 <= q <= 1) by linear interpolation between order
+ * statistics (type 7); NaN for n == 0. */
+double mxcts_quantile(const double *x, size_t n, double q);
+
+#endif /* MXCTS_COMMON_H */

@@ -1,0 +1,500 @@
+/* Judging a plan's processes (judge/judge.h): classification, process verdicts,
+ * expectations and the results document.  The evaluators per assertion type
+ * are in judge_eval.c. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "judge/judge_internal.h"
+
+static const char *const verdict_names[MXCTS_NUM_VERDICTS] = {
+    "pass", "fail", "crash", "timeout", "error", "skip", "xfail", "xpass"};
+
+const char *mxcts_verdict_name(enum mxcts_verdict v) {
+  return (unsigned)v < MXCTS_NUM_VERDICTS ? verdict_names[v] : "?";
+}
+
+int mxcts_verdict_parse(const char *name) {
+  for (int i = 0; i < MXCTS_NUM_VERDICTS; i++)
+    if (name && !strcmp(name, verdict_names[i])) return i;
+  return -1;
+}
+
+bool mxcts_verdict_is_failure(enum mxcts_verdict v) {
+  return v == MXCTS_V_FAIL || v == MXCTS_V_CRASH || v == MXCTS_V_TIMEOUT || v == MXCTS_V_ERROR ||
+         v == MXCTS_V_XPASS;
+}
+
+void mxcts__eval_note(struct mxcts_eval *e, const char *fmt, ...) {
+  if (e->detail.len > 2000) return;
+  if (e->detail.len) mxcts_buf_puts(&e->detail, "; ");
+  va_list ap;
+  va_start(ap, fmt);
+  mxcts_buf_vprintf(&e->detail, fmt, ap);
+  va_end(ap);
+  if (e->detail.len > 2000) mxcts_buf_puts(&e->detail, "; ...");
+}
+
+/* --- classifying one process --------------------------------------------------- */
+
+static char *with_stderr(const struct mxcts_job *job, char *msg) {
+  char *path = mxcts_xasprintf("%s/stderr.txt", job->dir);
+  char *tail = mxcts_file_tail(path, 300);
+  free(path);
+  if (!*tail) {
+    free(tail);
+    return msg;
+  }
+  char *r = mxcts_xasprintf("%s; stderr ends: %s", msg, tail);
+  free(tail);
+  free(msg);
+  return r;
+}
+
+static void classify_exit0(const struct mxcts_job *job, struct mxcts_evidence *ev) {
+  char *path = mxcts_xasprintf("%s/result.json", job->dir);
+  if (mxcts_result_load(path, &ev->result)) {
+    ev->cls = MXCTS_P_ERROR;
+    ev->detail = mxcts_xasprintf("malformed or missing result: %s", mxcts_last_error());
+  } else {
+    ev->has_result = true;
+    if (strcmp(ev->result.status, "ok")) {
+      ev->cls = MXCTS_P_ERROR;
+      ev->detail = mxcts_xasprintf("%s: probe status %s: %s", path, ev->result.status,
+                                   ev->result.error ? ev->result.error : "(no message)");
+    }
+  }
+  free(path);
+}
+
+static void classify(const struct mxcts_job *job, struct mxcts_evidence *ev) {
+  struct mxcts_outcome o;
+  memset(ev, 0, sizeof *ev);
+  if (mxcts_outcome_load(job->dir, &o)) {
+    ev->cls = MXCTS_P_ERROR;
+    ev->detail = mxcts_xasprintf("the process did not run (%s)", mxcts_last_error());
+    return;
+  }
+  switch (o.how) {
+  case MXCTS_EXIT_TIMEOUT:
+    ev->cls = MXCTS_P_TIMEOUT;
+    ev->detail = mxcts_xasprintf("timeout: killed at its %gs deadline", o.timeout_s);
+    break;
+  case MXCTS_EXIT_SIGNAL:
+    ev->cls = MXCTS_P_CRASH;
+    ev->detail = with_stderr(job, mxcts_xasprintf("crashed: killed by %s",
+                                                  mxcts_signal_name(o.signal)));
+    break;
+  case MXCTS_EXIT_SKIPPED: /* carries its group's crash or timeout */
+    ev->cls = o.cause == MXCTS_EXIT_TIMEOUT ? MXCTS_P_TIMEOUT : MXCTS_P_CRASH;
+    ev->skipped = true;
+    ev->detail = mxcts_xstrdup(o.detail ? o.detail : "not run after its config failed");
+    break;
+  case MXCTS_EXIT_SPAWN:
+    ev->cls = MXCTS_P_ERROR;
+    ev->detail = mxcts_xstrdup(o.detail ? o.detail : "could not be started");
+    break;
+  case MXCTS_EXIT_CODE:
+    if (o.code == 0) {
+      classify_exit0(job, ev);
+      break;
+    }
+    ev->cls = MXCTS_P_ERROR;
+    ev->detail = with_stderr(job, mxcts_xasprintf("exited with status %d", o.code));
+    break;
+  }
+  mxcts_outcome_free(&o);
+}
+
+static void free_evidence(struct mxcts_evidence *ev) {
+  free(ev->detail);
+  if (ev->has_result) mxcts_result_free(&ev->result);
+}
+
+/* --- which processes an assertion reads -------------------------------------------- */
+
+size_t mxcts__judge_jobs(const struct mxcts_judging *j, size_t suite, size_t config,
+                         enum mxcts_job_kind kind, size_t **out) {
+  const struct mxcts_plan *p = j->plan;
+  size_t n = kind == MXCTS_JOB_PROFILE ? 1 : (size_t)p->suites[suite].rounds;
+  *out = mxcts_xmalloc(n * sizeof **out);
+  for (size_t i = 0; i < n; i++) (*out)[i] = SIZE_MAX;
+  size_t found = 0;
+  for (size_t i = 0; i < p->njobs; i++) {
+    const struct mxcts_job *job = &p->jobs[i];
+    if (job->suite != suite || job->config != config || job->kind != kind) continue;
+    size_t slot = kind == MXCTS_JOB_PROFILE ? 0 : (size_t)job->round - 1;
+    if (slot < n && (*out)[slot] == SIZE_MAX) {
+      (*out)[slot] = i;
+      found++;
+    }
+  }
+  return found;
+}
+
+static unsigned kinds_read(enum mxcts_assert_type t) {
+  switch (t) {
+  case MXCTS_A_STRUCTURE: return 1u << MXCTS_JOB_PROFILE;
+  case MXCTS_A_ORDERING:
+  case MXCTS_A_PROFILE_FILE: return 1u << MXCTS_JOB_ROUND;
+  default: return (1u << MXCTS_JOB_ROUND) | (1u << MXCTS_JOB_PROFILE);
+  }
+}
+
+static bool reads_config(const struct mxcts_assertion *a, size_t c) {
+  for (size_t i = 0; i < a->nconfigs; i++)
+    if (a->configs[i] == c) return true;
+  return false;
+}
+
+/* The worst process class among what the assertion reads (kinds mask). */
+static enum mxcts_pclass worst_process(const struct mxcts_judging *j, size_t si,
+                                       const struct mxcts_assertion *a, unsigned kinds,
+                                       size_t *worst_job, size_t *count) {
+  static const int rank[] = {[MXCTS_P_OK] = 0, [MXCTS_P_ERROR] = 1, [MXCTS_P_TIMEOUT] = 2,
+                             [MXCTS_P_CRASH] = 3};
+  enum mxcts_pclass worst = MXCTS_P_OK;
+  *count = 0;
+  for (size_t i = 0; i < j->plan->njobs; i++) {
+    const struct mxcts_job *job = &j->plan->jobs[i];
+    if (job->suite != si || !(kinds & (1u << job->kind)) || !reads_config(a, job->config)) continue;
+    enum mxcts_pclass c = j->ev[i].cls;
+    if (c != MXCTS_P_OK) (*count)++;
+    if (rank[c] > rank[worst]) {
+      worst = c;
+      *worst_job = i;
+    }
+  }
+  return worst;
+}
+
+static bool process_verdict(const struct mxcts_judging *j, size_t si,
+                            const struct mxcts_assertion *a, unsigned kinds, struct mxcts_eval *e) {
+  size_t wj = 0, count = 0;
+  enum mxcts_pclass worst = worst_process(j, si, a, kinds, &wj, &count);
+  if (worst == MXCTS_P_OK) return false;
+  static const enum mxcts_verdict map[] = {[MXCTS_P_OK] = MXCTS_V_PASS,
+                                           [MXCTS_P_ERROR] = MXCTS_V_ERROR,
+                                           [MXCTS_P_CRASH] = MXCTS_V_CRASH,
+                                           [MXCTS_P_TIMEOUT] = MXCTS_V_TIMEOUT};
+  e->verdict = map[worst];
+  e->repro = &j->plan->jobs[wj];
+  mxcts__eval_note(e, "%s: %s", j->plan->jobs[wj].id, j->ev[wj].detail);
+  if (count > 1) mxcts__eval_note(e, "%zu processes did not end well", count);
+  return true;
+}
+
+/* --- one assertion ------------------------------------------------------------------- */
+
+static void evaluate(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
+                     enum mxcts_job_kind kind, struct mxcts_eval *e) {
+  switch (a->type) {
+  case MXCTS_A_STRUCTURE: mxcts__eval_structure(j, si, a, e); break;
+  case MXCTS_A_ORDERING: mxcts__eval_ordering(j, si, a, kind, e); break;
+  case MXCTS_A_CHECKS: mxcts__eval_checks(j, si, a, e); break;
+  case MXCTS_A_VALUE: mxcts__eval_value(j, si, a, e); break;
+  case MXCTS_A_EQUAL: mxcts__eval_equal(j, si, a, e); break;
+  case MXCTS_A_PROFILE_FILE: mxcts__eval_profile_file(j, si, a, e); break;
+  }
+}
+
+static void eval_reset(struct mxcts_eval *e) {
+  mxcts_buf_free(&e->detail);
+  json_decref(e->diag);
+  memset(e, 0, sizeof *e);
+  e->diag = json_object();
+}
+
+/* Whether the plan's rerun of the suite covers every config of `a`. */
+static bool rerun_covers(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a) {
+  if (!mxcts_plan_rerun(j->plan, si)) return false;
+  for (size_t i = 0; i < a->nconfigs; i++) {
+    size_t *jobs;
+    size_t found = mxcts__judge_jobs(j, si, a->configs[i], MXCTS_JOB_RERUN, &jobs);
+    free(jobs);
+    if (!found) return false;
+  }
+  return true;
+}
+
+/* An ordering: the rounds, then the rerun when the rounds failed on timing. */
+static void judge_ordering(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
+                           struct mxcts_eval *e, json_t *out) {
+  evaluate(j, si, a, MXCTS_JOB_ROUND, e);
+  /* A failure, or rounds too contended to judge, get one rerun. */
+  bool inconclusive = e->verdict == MXCTS_V_SKIP && e->inconclusive;
+  if (e->verdict != MXCTS_V_FAIL && !inconclusive) return;
+  if (!rerun_covers(j, si, a)) {
+    json_object_set_new(out, "rerun_needed", json_true());
+    return;
+  }
+  json_t *first = json_pack("{s:s, s:o, s:O}", "verdict", inconclusive ? "skip" : "fail", "detail",
+                            mxcts_json_text(mxcts_buf_str(&e->detail)), "diag", e->diag);
+  eval_reset(e);
+  e->verdict = MXCTS_V_PASS;
+  if (!process_verdict(j, si, a, 1u << MXCTS_JOB_RERUN, e)) evaluate(j, si, a, MXCTS_JOB_RERUN, e);
+  json_object_set_new(out, "first_attempt", first);
+  json_object_set_new(out, "rerun_seed", json_integer(mxcts_plan_rerun(j->plan, si)->seed));
+  if (e->verdict == MXCTS_V_PASS) json_object_set_new(out, "flaky", json_true());
+}
+
+static json_t *config_ids(const struct mxcts_suite *s, const struct mxcts_assertion *a) {
+  json_t *arr = json_array();
+  for (size_t i = 0; i < a->nconfigs; i++)
+    json_array_append_new(arr, json_string(s->configs[a->configs[i]].id));
+  return arr;
+}
+
+static const struct mxcts_job *first_job(const struct mxcts_judging *j, size_t si,
+                                         const struct mxcts_assertion *a) {
+  unsigned kinds = kinds_read(a->type);
+  for (size_t i = 0; i < j->plan->njobs; i++) {
+    const struct mxcts_job *job = &j->plan->jobs[i];
+    if (job->suite == si && (kinds & (1u << job->kind)) && reads_config(a, job->config)) return job;
+  }
+  return NULL;
+}
+
+/* Apply an expectation to a raw verdict. */
+static enum mxcts_verdict expected(enum mxcts_verdict raw, const struct mxcts_expect_entry *x) {
+  if (!x) return raw;
+  if (x->kind == MXCTS_EXPECT_SKIP) return MXCTS_V_SKIP;
+  if (raw == MXCTS_V_PASS) return x->kind == MXCTS_EXPECT_FAIL ? MXCTS_V_XPASS : MXCTS_V_PASS;
+  return mxcts_verdict_is_failure(raw) ? MXCTS_V_XFAIL : raw;
+}
+
+static json_t *judge_assertion(const struct mxcts_judging *j, size_t si,
+                               const struct mxcts_assertion *a, struct mxcts_expectations *ex) {
+  const struct mxcts_suite *s = &j->plan->suites[si];
+  json_t *out = json_pack("{s:s, s:s, s:s, s:s?, s:o, s:b}", "id", a->id, "name",
+                          "", "type", mxcts_assert_type_name(a->type), "description",
+                          a->description, "configs", config_ids(s, a), "flaky", 0);
+  char *name = mxcts_xasprintf("%s/%s", s->name, a->id);
+  json_object_set_new(out, "name", json_string(name));
+  free(name);
+  const struct mxcts_expect_entry *x = mxcts_expect_match(ex, s->name, a->id);
+  struct mxcts_eval e = {0};
+  eval_reset(&e);
+  if (j->plan->skip_reason[si] || (x && x->kind == MXCTS_EXPECT_SKIP)) {
+    e.verdict = MXCTS_V_SKIP;
+    mxcts__eval_note(&e, "%s", j->plan->skip_reason[si] ? j->plan->skip_reason[si] : x->reason);
+  } else if (!process_verdict(j, si, a, kinds_read(a->type), &e)) {
+    if (a->type == MXCTS_A_ORDERING) judge_ordering(j, si, a, &e, out);
+    else evaluate(j, si, a, MXCTS_JOB_ROUND, &e);
+  }
+  enum mxcts_verdict v = expected(e.verdict, x);
+  json_object_set_new(out, "verdict", json_string(mxcts_verdict_name(v)));
+  json_object_set_new(out, "raw_verdict", json_string(mxcts_verdict_name(e.verdict)));
+  json_object_set_new(out, "detail", mxcts_json_text(mxcts_buf_str(&e.detail)));
+  if (x)
+    json_object_set_new(out, "expectation",
+                        json_pack("{s:s, s:s, s:i}", "kind", mxcts_expect_kind_name(x->kind),
+                                  "reason", x->reason, "line", x->line));
+  const struct mxcts_job *repro = e.repro ? e.repro : first_job(j, si, a);
+  if (repro) {
+    char *cmd = mxcts_job_command(repro);
+    json_object_set_new(out, "command", mxcts_json_text(cmd));
+    json_object_set_new(out, "command_job", json_string(repro->id));
+    free(cmd);
+  }
+  json_object_set_new(out, "diag", e.diag);
+  mxcts_buf_free(&e.detail);
+  return out;
+}
+
+/* --- configs -------------------------------------------------------------------------- */
+
+static json_t *kvs_json(const struct mxcts_kvs *l) {
+  json_t *o = json_object();
+  for (size_t i = 0; i < l->n; i++) json_object_set_new(o, l->v[i].key, json_string(l->v[i].value));
+  return o;
+}
+
+static json_t *timings(const struct mxcts_judging *j, size_t si, size_t c, enum mxcts_job_kind k,
+                       const char **unit) {
+  size_t *jobs;
+  size_t found = mxcts__judge_jobs(j, si, c, k, &jobs);
+  json_t *arr = json_array();
+  for (int r = 0; found && r < j->plan->suites[si].rounds; r++) {
+    const struct mxcts_evidence *ev = jobs[r] == SIZE_MAX ? NULL : &j->ev[jobs[r]];
+    bool ok = ev && ev->has_result && ev->result.has_median;
+    json_array_append_new(arr, ok ? json_real(ev->result.median) : json_null());
+    if (ok) *unit = ev->result.unit;
+  }
+  free(jobs);
+  return arr;
+}
+
+static json_t *observed_structure(const struct mxcts_judging *j, size_t si, size_t c) {
+  size_t *jobs;
+  size_t found = mxcts__judge_jobs(j, si, c, MXCTS_JOB_PROFILE, &jobs);
+  const struct mxcts_evidence *ev = found ? &j->ev[jobs[0]] : NULL;
+  free(jobs);
+  if (!ev || !ev->has_result || !ev->result.has_structure) return json_null();
+  json_t *passes = json_array();
+  for (size_t p = 0; p < ev->result.npasses; p++) {
+    const struct mxcts_pass_result *pr = &ev->result.passes[p];
+    json_t *sizes = json_array();
+    for (size_t i = 0; i < pr->nsizes; i++) json_array_append_new(sizes, json_integer(pr->sizes[i]));
+    json_array_append_new(passes, json_pack("{s:s, s:I, s:o}", "name", pr->name, "engine_ops",
+                                            (json_int_t)pr->engine_ops, "segment_sizes", sizes));
+  }
+  return passes;
+}
+
+static json_t *process_counts(const struct mxcts_judging *j, size_t si, size_t c,
+                              const struct mxcts_job **first) {
+  size_t n[4] = {0}, skipped = 0, total = 0;
+  *first = NULL;
+  for (size_t i = 0; i < j->plan->njobs; i++) {
+    if (j->plan->jobs[i].suite != si || j->plan->jobs[i].config != c) continue;
+    if (!*first) *first = &j->plan->jobs[i];
+    if (j->ev[i].skipped) skipped++;
+    else n[j->ev[i].cls]++;
+    total++;
+  }
+  return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)total, "ok",
+                   (json_int_t)n[MXCTS_P_OK], "error", (json_int_t)n[MXCTS_P_ERROR], "crash",
+                   (json_int_t)n[MXCTS_P_CRASH], "timeout", (json_int_t)n[MXCTS_P_TIMEOUT],
+                   "skipped", (json_int_t)skipped);
+}
+
+static json_t *config_json(const struct mxcts_judging *j, size_t si, size_t c) {
+  const struct mxcts_config *cf = &j->plan->suites[si].configs[c];
+  const char *unit = "ms";
+  const struct mxcts_job *first;
+  json_t *o = json_pack("{s:s, s:s?, s:s?, s:o, s:o}", "id", cf->id, "description",
+                        cf->description, "group", cf->group, "env", kvs_json(&cf->env), "params",
+                        kvs_json(&cf->params));
+  json_object_set_new(o, "timings", timings(j, si, c, MXCTS_JOB_ROUND, &unit));
+  json_object_set_new(o, "rerun_timings", timings(j, si, c, MXCTS_JOB_RERUN, &unit));
+  json_object_set_new(o, "unit", json_string(unit));
+  json_object_set_new(o, "structure", observed_structure(j, si, c));
+  json_object_set_new(o, "processes", process_counts(j, si, c, &first));
+  if (first) {
+    char *cmd = mxcts_job_command(first);
+    json_object_set_new(o, "command", mxcts_json_text(cmd));
+    free(cmd);
+  }
+  return o;
+}
+
+/* --- the document ------------------------------------------------------------------------- */
+
+static json_t *suite_json(const struct mxcts_judging *j, size_t si, struct mxcts_expectations *ex) {
+  const struct mxcts_suite *s = &j->plan->suites[si];
+  const struct mxcts_rerun *rr = mxcts_plan_rerun(j->plan, si);
+  json_t *o = json_pack("{s:s, s:s?, s:o, s:s, s:b, s:i, s:i, s:f, s:f, s:f, s:I, s:o, s:s?}",
+                        "name", s->name, "description", s->description, "file", mxcts_json_text(s->file),
+                        "workload", s->workload, "timed", s->timed, "rounds", s->rounds, "k", s->k,
+                        "alpha", s->alpha, "margin", s->margin, "timeout_s", s->timeout_s, "seed",
+                        (json_int_t)j->plan->opt.seed, "rerun_seed",
+                        rr ? json_integer(rr->seed) : json_null(), "skipped",
+                        j->plan->skip_reason[si]);
+  json_t *configs = json_array(), *asserts = json_array();
+  for (size_t c = 0; c < s->nconfigs; c++) json_array_append_new(configs, config_json(j, si, c));
+  for (size_t i = 0; i < s->nasserts; i++)
+    json_array_append_new(asserts, judge_assertion(j, si, &s->asserts[i], ex));
+  json_object_set_new(o, "configs", configs);
+  json_object_set_new(o, "assertions", asserts);
+  return o;
+}
+
+static json_t *impl_json(const struct mxcts_judging *j) {
+  json_t *o = json_pack("{s:o, s:s?}", "path", mxcts_json_text(j->plan->opt.impl), "name",
+                        j->plan->opt.impl_name);
+  for (size_t i = 0; i < j->plan->njobs; i++) {
+    if (!j->ev[i].has_result) continue;
+    json_t *impl = json_object_get(j->ev[i].result.root, "impl");
+    json_t *version = json_object_get(impl, "version"), *features = json_object_get(impl, "features");
+    if (version) json_object_set(o, "version", version);
+    if (json_is_object(features)) json_object_set(o, "features", features);
+    if (version) break;
+  }
+  return o;
+}
+
+static json_t *summary_json(json_t *suites) {
+  size_t counts[MXCTS_NUM_VERDICTS] = {0}, total = 0, flaky = 0;
+  size_t i, k;
+  json_t *s, *a;
+  json_array_foreach(suites, i, s) {
+    json_array_foreach(json_object_get(s, "assertions"), k, a) {
+      int v = mxcts_verdict_parse(json_string_value(json_object_get(a, "verdict")));
+      if (v >= 0) counts[v]++;
+      if (json_is_true(json_object_get(a, "flaky"))) flaky++;
+      total++;
+    }
+  }
+  json_t *o = json_pack("{s:I, s:I}", "total", (json_int_t)total, "flaky", (json_int_t)flaky);
+  for (int v = 0; v < MXCTS_NUM_VERDICTS; v++)
+    json_object_set_new(o, mxcts_verdict_name((enum mxcts_verdict)v), json_integer((json_int_t)counts[v]));
+  return o;
+}
+
+static json_t *stale_json(const struct mxcts_expectations *ex) {
+  json_t *arr = json_array();
+  for (size_t i = 0; i < ex->n; i++)
+    if (!ex->v[i].used)
+      json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:i}", "kind",
+                                           mxcts_expect_kind_name(ex->v[i].kind), "suite",
+                                           ex->v[i].suite, "assertion", ex->v[i].assertion,
+                                           "reason", ex->v[i].reason, "line", ex->v[i].line));
+  return arr;
+}
+
+static json_t *document(const struct mxcts_judging *j, struct mxcts_expectations *ex) {
+  json_t *suites = json_array();
+  for (size_t si = 0; si < j->plan->nsuites; si++)
+    json_array_append_new(suites, suite_json(j, si, ex));
+  json_t *summary = summary_json(suites);
+  bool failed = false;
+  for (int v = 0; v < MXCTS_NUM_VERDICTS; v++)
+    if (mxcts_verdict_is_failure((enum mxcts_verdict)v) &&
+        json_integer_value(json_object_get(summary, mxcts_verdict_name((enum mxcts_verdict)v))))
+      failed = true;
+  json_t *ex_file = j->plan->opt.expectations ? mxcts_json_text(j->plan->opt.expectations) : json_null();
+  return json_pack("{s:i, s:s, s:o, s:o, s:I, s:o, s:o, s:s, s:o, s:o}", "mxcts_results",
+                   MXCTS_RESULTS_FORMAT, "generated_by", "mxcts " PACKAGE_VERSION, "impl",
+                   impl_json(j), "probe", mxcts_json_text(j->plan->opt.probe), "seed",
+                   (json_int_t)j->plan->opt.seed, "expectations", ex_file,
+                   "stale_expectations", stale_json(ex), "status", failed ? "fail" : "pass",
+                   "summary", summary, "suites", suites);
+}
+
+int mxcts_judge(const struct mxcts_plan *plan, json_t **out) {
+  struct mxcts_expectations ex = {0};
+  int rc = plan->opt.expectations ? mxcts_expect_load(plan->opt.expectations, &ex) : 0;
+  if (rc) return rc;
+  /* Suite-level skips were applied when planning; mark them used here too. */
+  for (size_t si = 0; si < plan->nsuites; si++) mxcts_expect_skips_suite(&ex, plan->suites[si].name);
+  struct mxcts_judging j = {plan, mxcts_xcalloc(plan->njobs + 1, sizeof *j.ev)};
+  for (size_t i = 0; i < plan->njobs; i++) classify(&plan->jobs[i], &j.ev[i]);
+  *out = document(&j, &ex);
+  for (size_t i = 0; i < plan->njobs; i++) free_evidence(&j.ev[i]);
+  free(j.ev);
+  mxcts_expect_free(&ex);
+  return 0;
+}
+
+void mxcts_judge_rerun_configs(const json_t *results, const struct mxcts_plan *plan, size_t suite,
+                               size_t **configs, size_t *n) {
+  const struct mxcts_suite *s = &plan->suites[suite];
+  *configs = mxcts_xcalloc(s->nconfigs, sizeof **configs);
+  *n = 0;
+  json_t *sj = json_array_get(json_object_get(results, "suites"), suite);
+  if (mxcts_plan_rerun(plan, suite) || !sj) return;
+  size_t i, k;
+  json_t *a, *id;
+  json_array_foreach(json_object_get(sj, "assertions"), i, a) {
+    if (!json_is_true(json_object_get(a, "rerun_needed"))) continue;
+    json_array_foreach(json_object_get(a, "configs"), k, id) {
+      long c = mxcts_suite_find_config(s, json_string_value(id));
+      bool dup = false;
+      for (size_t m = 0; m < *n; m++) dup = dup || (*configs)[m] == (size_t)c;
+      if (c >= 0 && !dup) (*configs)[(*n)++] = (size_t)c;
+    }
+  }
+}

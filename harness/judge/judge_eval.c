@@ -1,0 +1,513 @@
+/* One evaluator per assertion type (judge/judge_internal.h).  Each is called only
+ * when every process it reads ended well (judge.c decides crash, timeout
+ * and error first), and sets e->verdict to pass or fail. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "judge/judge_internal.h"
+
+static const char *cfg_id(const struct mxcts_judging *j, size_t si, size_t c) {
+  return j->plan->suites[si].configs[c].id;
+}
+
+static void fail(struct mxcts_eval *e) { e->verdict = MXCTS_V_FAIL; }
+
+/* --- structure ---------------------------------------------------------------- */
+
+static json_t *sizes_json(const long *v, size_t n) {
+  json_t *a = json_array();
+  for (size_t i = 0; i < n; i++) json_array_append_new(a, json_integer(v[i]));
+  return a;
+}
+
+static bool sizes_equal(const struct mxcts_pass_expect *x, const struct mxcts_pass_result *r,
+                        struct mxcts_buf *why) {
+  if (!r->has_sizes) return mxcts_buf_puts(why, "no segment_sizes reported"), false;
+  if (r->nsizes != x->nsizes) {
+    mxcts_buf_printf(why, "%zu engine ops in segment_sizes, expected %zu", r->nsizes, x->nsizes);
+    return false;
+  }
+  for (size_t i = 0; i < x->nsizes; i++)
+    if (r->sizes[i] != x->sizes[i] && r->sizes[i] != -1) { /* -1: the trace cannot tell */
+      mxcts_buf_printf(why, "engine op %zu holds %ld ops, expected %ld", i + 1, r->sizes[i],
+                       x->sizes[i]);
+      return false;
+    }
+  return true;
+}
+
+static bool names_equal(const struct mxcts_pass_expect *x, const struct mxcts_pass_result *r,
+                        struct mxcts_buf *why) {
+  if (!r->has_names) return mxcts_buf_puts(why, "no segment names reported"), false;
+  for (size_t i = 0; i < r->names.n; i++)
+    if (!mxcts_strv_contains(&x->names, r->names.v[i])) {
+      mxcts_buf_printf(why, "unexpected segment name \"%.80s\"", r->names.v[i]);
+      return false;
+    }
+  for (size_t i = 0; i < x->names.n; i++)
+    if (!mxcts_strv_contains(&r->names, x->names.v[i])) {
+      mxcts_buf_printf(why, "segment name \"%.80s\" missing", x->names.v[i]);
+      return false;
+    }
+  return true;
+}
+
+/* A predicted count against the result's (-1: the result has none). */
+static bool count_equal(const char *what, long expected, long got, struct mxcts_buf *why) {
+  if (got == expected) return true;
+  if (got < 0) mxcts_buf_printf(why, "no count of %s reported", what);
+  else mxcts_buf_printf(why, "%ld %s, expected %ld", got, what, expected);
+  return false;
+}
+
+/* Compare one pass; returns a diag object; appends to why on mismatch. */
+static json_t *compare_pass(const struct mxcts_pass_expect *x, const struct mxcts_pass_result *r,
+                            struct mxcts_buf *why) {
+  json_t *d = json_pack("{s:s, s:s, s:I, s:o}", "name", x->name, "expected", x->summary,
+                        "expected_engine_ops", (json_int_t)x->engine_ops,
+                        "expected_segment_sizes", sizes_json(x->sizes, x->nsizes));
+  bool ok = r != NULL;
+  if (!r) mxcts_buf_printf(why, "no pass named \"%s\" in the result", x->name);
+  if (ok && (x->compare & MXCTS_CMP_ENGINE_OPS) && r->engine_ops != x->engine_ops) {
+    if (r->engine_ops < 0) mxcts_buf_puts(why, "no engine_ops reported");
+    else mxcts_buf_printf(why, "%ld engine ops, expected %ld", r->engine_ops, x->engine_ops);
+    ok = false;
+  }
+  if (ok && (x->compare & MXCTS_CMP_SEGMENT_SIZES)) ok = sizes_equal(x, r, why);
+  if (ok && (x->compare & MXCTS_CMP_BULKED_EVENTS) && r->bulked_events != x->bulked_events) {
+    mxcts_buf_printf(why, "%ld bulked events, expected %ld", r->bulked_events, x->bulked_events);
+    ok = false;
+  }
+  if (ok && (x->compare & MXCTS_CMP_NAMES)) ok = names_equal(x, r, why);
+  if (ok && (x->compare & MXCTS_CMP_GRAPH_LAUNCHES))
+    ok = count_equal("CUDA graph launches", x->graph_launches, r->graph_launches, why);
+  if (ok && (x->compare & MXCTS_CMP_GRAPH_CAPTURES))
+    ok = count_equal("CUDA graph captures", x->graph_captures, r->graph_captures, why);
+  if (r) {
+    json_object_set_new(d, "engine_ops", json_integer(r->engine_ops));
+    json_object_set_new(d, "segment_sizes", r->has_sizes ? sizes_json(r->sizes, r->nsizes) : json_null());
+    json_object_set_new(d, "bulked_events", json_integer(r->bulked_events));
+    if (r->graph_launches >= 0)
+      json_object_set_new(d, "graph_launches", json_integer(r->graph_launches));
+    if (r->graph_captures >= 0)
+      json_object_set_new(d, "graph_captures", json_integer(r->graph_captures));
+  }
+  json_object_set_new(d, "ok", json_boolean(ok));
+  return d;
+}
+
+void mxcts__eval_structure(const struct mxcts_judging *j, size_t si,
+                           const struct mxcts_assertion *a, struct mxcts_eval *e) {
+  json_t *configs = json_array();
+  e->verdict = MXCTS_V_PASS;
+  for (size_t i = 0; i < a->nstructs; i++) {
+    const struct mxcts_structure_expect *x = &a->structs[i];
+    size_t *jobs;
+    mxcts__judge_jobs(j, si, x->config, MXCTS_JOB_PROFILE, &jobs);
+    const struct mxcts_evidence *ev = jobs[0] == SIZE_MAX ? NULL : &j->ev[jobs[0]];
+    if (ev && !e->repro) e->repro = &j->plan->jobs[jobs[0]];
+    free(jobs);
+    json_t *passes = json_array();
+    if (!ev || !ev->has_result || !ev->result.has_structure) {
+      fail(e);
+      mxcts__eval_note(e, "%s: no structure in the result (was it profiled?)", cfg_id(j, si, x->config));
+    }
+    for (size_t p = 0; ev && ev->has_result && ev->result.has_structure && p < x->npasses; p++) {
+      struct mxcts_buf why = {0};
+      const struct mxcts_pass_result *r = mxcts_result_pass(&ev->result, x->passes[p].name);
+      json_array_append_new(passes, compare_pass(&x->passes[p], r, &why));
+      if (why.len) {
+        fail(e);
+        mxcts__eval_note(e, "%s %s: %s (predicted %s)", cfg_id(j, si, x->config),
+                         x->passes[p].name, mxcts_buf_str(&why), x->passes[p].summary);
+      }
+      mxcts_buf_free(&why);
+    }
+    json_array_append_new(configs, json_pack("{s:s, s:o}", "config", cfg_id(j, si, x->config),
+                                             "passes", passes));
+  }
+  json_object_set_new(e->diag, "configs", configs);
+}
+
+/* --- ordering -------------------------------------------------------------------- */
+
+/* Per-round values of one operand, and how contended each process was
+ * (sched.contention; 0 when the probe could not tell); false (with a note)
+ * when a value is unusable. */
+static bool operand_values(const struct mxcts_judging *j, size_t si, const struct mxcts_operand *op,
+                           enum mxcts_job_kind kind, double *v, double *contention,
+                           struct mxcts_eval *e) {
+  int rounds = j->plan->suites[si].rounds;
+  size_t *jobs;
+  mxcts__judge_jobs(j, si, op->config, kind, &jobs);
+  bool ok = true;
+  for (int r = 0; r < rounds && ok; r++) {
+    if (jobs[r] == SIZE_MAX) {
+      mxcts__eval_note(e, "%s round %d was not run", cfg_id(j, si, op->config), r + 1);
+      ok = false;
+    } else if (!mxcts_result_number(&j->ev[jobs[r]].result, op->measure, &v[r]) || !(v[r] > 0)) {
+      mxcts__eval_note(e, "%s: %s is missing or not a positive number",
+                       j->ev[jobs[r]].result.file, op->measure);
+      ok = false;
+    } else if (!mxcts_result_number(&j->ev[jobs[r]].result, "sched.contention", &contention[r])) {
+      contention[r] = 0;
+    }
+  }
+  if (!e->repro && jobs[0] != SIZE_MAX) e->repro = &j->plan->jobs[jobs[0]];
+  free(jobs);
+  return ok;
+}
+
+static json_t *values_json(const double *v, int n) {
+  json_t *a = json_array();
+  for (int i = 0; i < n; i++) json_array_append_new(a, json_real(v[i]));
+  return a;
+}
+
+static json_t *pair_json(const struct mxcts_judging *j, size_t si, const struct mxcts_operand *s,
+                         const struct mxcts_operand *f, const double *vs, const double *vf,
+                         const struct mxcts_sign_test *t) {
+  int n = t->rounds;
+  json_t *d = json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:i, s:i, s:i, s:f, s:f, s:f, s:f, s:b}",
+                        "slower", cfg_id(j, si, s->config), "faster", cfg_id(j, si, f->config),
+                        "slower_measure", s->measure, "faster_measure", f->measure,
+                        "slower_median", mxcts_median(vs, (size_t)n), "faster_median",
+                        mxcts_median(vf, (size_t)n), "ratio_median", t->ratio_median, "wins",
+                        t->wins, "rounds", n, "k", t->k, "p_value", t->p_value,
+                        "ratio_lower_bound", t->lower_bound, "confidence", t->confidence,
+                        "margin", t->margin, "pass", t->pass);
+  json_object_set_new(d, "slower_values", values_json(vs, n));
+  json_object_set_new(d, "faster_values", values_json(vf, n));
+  return d;
+}
+
+/* The rounds whose two processes both ran with contention at most `max`
+ * (all rounds when max is 0); their indices go to keep[], the count is
+ * returned. */
+static int uncontended_rounds(const double *cs, const double *cf, int n, double max, int *keep) {
+  int m = 0;
+  for (int r = 0; r < n; r++)
+    if (max <= 0 || (cs[r] <= max && cf[r] <= max)) keep[m++] = r;
+  return m;
+}
+
+static void judge_pair(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
+                       size_t is, size_t jf, const double *vs_all, const double *vf_all,
+                       const double *cs, const double *cf, json_t *pairs, struct mxcts_eval *e) {
+  const struct mxcts_suite *s = &j->plan->suites[si];
+  int rounds = s->rounds;
+  int *keep = mxcts_xmalloc((size_t)rounds * sizeof *keep);
+  double *vs = mxcts_xmalloc((size_t)rounds * sizeof *vs), *vf = mxcts_xmalloc((size_t)rounds * sizeof *vf);
+  double *ratio = mxcts_xmalloc((size_t)rounds * sizeof *ratio);
+  int n = uncontended_rounds(cs, cf, rounds, a->max_contention, keep);
+  for (int i = 0; i < n; i++) {
+    vs[i] = vs_all[keep[i]];
+    vf[i] = vf_all[keep[i]];
+    ratio[i] = vs[i] / vf[i];
+  }
+  /* All rounds: the suite's k.  Fewer: the k the suite's alpha gives them. */
+  int k = n == rounds ? s->k : n > 0 ? mxcts_sign_test_min_k(n, s->alpha) : 1;
+  const char *slower = cfg_id(j, si, a->slower[is].config), *faster = cfg_id(j, si, a->faster[jf].config);
+  struct mxcts_sign_test t;
+  if (n == 0 || k > n) {
+    e->inconclusive++;
+    mxcts__eval_note(e, "%s vs %s inconclusive: only %d of %d rounds ran uncontended (other work "
+                     "on the machine at most %g cores for both processes), too few for the sign test",
+                     slower, faster, n, rounds, a->max_contention);
+  } else if (mxcts_sign_test(ratio, n, k, a->margin, &t)) {
+    e->verdict = MXCTS_V_ERROR;
+    mxcts__eval_note(e, "%s", mxcts_last_error());
+  } else {
+    json_t *d = pair_json(j, si, &a->slower[is], &a->faster[jf], vs, vf, &t);
+    json_object_set_new(d, "rounds_left_out", json_integer(rounds - n));
+    json_array_append_new(pairs, d);
+    if (!t.pass) {
+      fail(e);
+      mxcts__eval_note(e, "%s not slower than %s by more than %g%%: %d of %d rounds (need %d), "
+                       "median ratio %.3f, lower bound %.3f", slower, faster, a->margin * 100,
+                       t.wins, n, t.k, t.ratio_median, t.lower_bound);
+    }
+  }
+  free(keep);
+  free(vs);
+  free(vf);
+  free(ratio);
+}
+
+void mxcts__eval_ordering(const struct mxcts_judging *j, size_t si,
+                          const struct mxcts_assertion *a, enum mxcts_job_kind kind,
+                          struct mxcts_eval *e) {
+  size_t n = (size_t)j->plan->suites[si].rounds;
+  double *vs = mxcts_xcalloc(a->nslower * n, sizeof *vs), *cs = mxcts_xcalloc(a->nslower * n, sizeof *cs);
+  double *vf = mxcts_xcalloc(a->nfaster * n, sizeof *vf), *cf = mxcts_xcalloc(a->nfaster * n, sizeof *cf);
+  bool ok = true;
+  for (size_t i = 0; i < a->nslower; i++)
+    ok &= operand_values(j, si, &a->slower[i], kind, vs + i * n, cs + i * n, e);
+  for (size_t i = 0; i < a->nfaster; i++)
+    ok &= operand_values(j, si, &a->faster[i], kind, vf + i * n, cf + i * n, e);
+  e->verdict = ok ? MXCTS_V_PASS : MXCTS_V_ERROR;
+  json_t *pairs = json_array();
+  for (size_t is = 0; ok && is < a->nslower; is++)
+    for (size_t jf = 0; jf < a->nfaster; jf++)
+      judge_pair(j, si, a, is, jf, vs + is * n, vf + jf * n, cs + is * n, cf + jf * n, pairs, e);
+  /* A failed pair fails the assertion; otherwise a pair that could not be
+   * judged on a busy machine makes it inconclusive (skip), never a pass. */
+  if (e->verdict == MXCTS_V_PASS && e->inconclusive) e->verdict = MXCTS_V_SKIP;
+  json_object_set_new(e->diag, "pairs", pairs);
+  json_object_set_new(e->diag, "attempt", json_string(kind == MXCTS_JOB_RERUN ? "rerun" : "first"));
+  if (e->inconclusive) json_object_set_new(e->diag, "inconclusive_pairs", json_integer(e->inconclusive));
+  free(vs);
+  free(vf);
+  free(cs);
+  free(cf);
+}
+
+/* --- checks and value ---------------------------------------------------------------- */
+
+/* Every result (round and structure runs) of a config, in plan order. */
+static size_t config_results(const struct mxcts_judging *j, size_t si, size_t c, size_t **out) {
+  *out = mxcts_xcalloc(j->plan->njobs + 1, sizeof **out);
+  size_t n = 0;
+  for (size_t i = 0; i < j->plan->njobs; i++) {
+    const struct mxcts_job *job = &j->plan->jobs[i];
+    if (job->suite == si && job->config == c && job->kind != MXCTS_JOB_RERUN && j->ev[i].has_result)
+      (*out)[n++] = i;
+  }
+  return n;
+}
+
+void mxcts__eval_checks(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
+                        struct mxcts_eval *e) {
+  size_t results = 0, total = 0, failed = 0;
+  e->verdict = MXCTS_V_PASS;
+  for (size_t ci = 0; ci < a->nconfigs; ci++) {
+    size_t *idx, n = config_results(j, si, a->configs[ci], &idx);
+    if (n == 0) {
+      fail(e);
+      mxcts__eval_note(e, "%s: no results", cfg_id(j, si, a->configs[ci]));
+    }
+    for (size_t k = 0; k < n; k++) {
+      const struct mxcts_result *r = &j->ev[idx[k]].result;
+      results++;
+      total += r->nchecks;
+      if ((long)r->nchecks < a->min_checks) {
+        fail(e);
+        mxcts__eval_note(e, "%s: %zu checks, expected at least %ld", r->file, r->nchecks, a->min_checks);
+      }
+      for (size_t c = 0; c < r->nchecks; c++) {
+        if (r->checks[c].pass) continue;
+        failed++;
+        fail(e);
+        if (!e->repro) e->repro = &j->plan->jobs[idx[k]];
+        mxcts__eval_note(e, "%s: check %s failed: %s", j->plan->jobs[idx[k]].id, r->checks[c].name,
+                         r->checks[c].detail);
+      }
+    }
+    free(idx);
+  }
+  json_object_set_new(e->diag, "results", json_integer((json_int_t)results));
+  json_object_set_new(e->diag, "checks", json_integer((json_int_t)total));
+  json_object_set_new(e->diag, "failed", json_integer((json_int_t)failed));
+}
+
+/* One named check over one config's results. */
+static void value_one(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
+                      size_t c, const char *name, struct mxcts_eval *e) {
+  size_t *idx, n = config_results(j, si, c, &idx), matched = 0;
+  const char *want = a->expect_pass ? "pass" : "fail";
+  for (size_t k = 0; k < n; k++) {
+    const struct mxcts_check_result *ch = mxcts_result_check(&j->ev[idx[k]].result, name);
+    bool ok = ch && ch->pass == a->expect_pass;
+    matched += ok;
+    if (ok || a->any_round) continue;
+    fail(e);
+    if (!e->repro) e->repro = &j->plan->jobs[idx[k]];
+    if (!ch) mxcts__eval_note(e, "%s: no check named %s in the result", j->plan->jobs[idx[k]].id, name);
+    else mxcts__eval_note(e, "%s: check %s did not %s: %s", j->plan->jobs[idx[k]].id, name, want,
+                          ch->detail);
+  }
+  if (n == 0 || (a->any_round && matched == 0)) {
+    fail(e);
+    mxcts__eval_note(e, "%s: check %s did not %s in any of %zu results", cfg_id(j, si, c), name,
+                     want, n);
+  }
+  free(idx);
+}
+
+void mxcts__eval_value(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
+                       struct mxcts_eval *e) {
+  e->verdict = MXCTS_V_PASS;
+  for (size_t ci = 0; ci < a->nconfigs; ci++)
+    for (size_t k = 0; k < a->check_names.n; k++)
+      value_one(j, si, a, a->configs[ci], a->check_names.v[k], e);
+  json_object_set_new(e->diag, "checks", json_pack("{s:o, s:b, s:s}", "names",
+                                                   json_array(), "pass", a->expect_pass, "in",
+                                                   a->any_round ? "any" : "all"));
+  for (size_t k = 0; k < a->check_names.n; k++)
+    json_array_append_new(json_object_get(json_object_get(e->diag, "checks"), "names"),
+                          json_string(a->check_names.v[k]));
+}
+
+/* --- equal ------------------------------------------------------------------------------ */
+
+/* Expand a path with "*" members into (concrete path, value) pairs. */
+static void expand(json_t *v, const char *rest, struct mxcts_buf *prefix, json_t *out) {
+  if (!v) return;
+  if (!*rest) {
+    json_object_set(out, mxcts_buf_str(prefix), v);
+    return;
+  }
+  size_t n = strcspn(rest, ".");
+  const char *next = rest[n] ? rest + n + 1 : rest + n;
+  size_t keep = prefix->len;
+  if (n == 1 && rest[0] == '*') {
+    const char *key;
+    json_t *m;
+    json_object_foreach(v, key, m) {
+      mxcts_buf_printf(prefix, "%s%s", keep ? "." : "", key);
+      expand(m, next, prefix, out);
+      prefix->len = keep;
+      if (prefix->s) prefix->s[keep] = '\0';
+    }
+    return;
+  }
+  char *seg = mxcts_xstrndup(rest, n);
+  mxcts_buf_printf(prefix, "%s%s", keep ? "." : "", seg);
+  expand(mxcts_json_path(v, seg), next, prefix, out);
+  prefix->len = keep;
+  if (prefix->s) prefix->s[keep] = '\0';
+  free(seg);
+}
+
+static json_t *values_at(const struct mxcts_result *r, const char *path) {
+  json_t *out = json_object();
+  struct mxcts_buf prefix = {0};
+  expand(r->root, path, &prefix, out);
+  mxcts_buf_free(&prefix);
+  return out;
+}
+
+/* Compare two jobs' values; note the first difference. */
+static bool same_values(const struct mxcts_judging *j, size_t ref, size_t other, const char *path,
+                        struct mxcts_eval *e) {
+  json_t *a = values_at(&j->ev[ref].result, path), *b = values_at(&j->ev[other].result, path);
+  bool ok = json_object_size(a) > 0 && json_equal(a, b);
+  if (json_object_size(a) == 0) {
+    mxcts__eval_note(e, "%s: nothing at %s", j->ev[ref].result.file, path);
+  } else if (!ok) {
+    char *x = mxcts_json_brief(a), *y = mxcts_json_brief(b);
+    mxcts__eval_note(e, "%s has %s but %s has %s", j->plan->jobs[ref].id, x,
+                     j->plan->jobs[other].id, y);
+    free(x);
+    free(y);
+  }
+  json_decref(a);
+  json_decref(b);
+  return ok;
+}
+
+void mxcts__eval_equal(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
+                       struct mxcts_eval *e) {
+  const struct mxcts_plan *p = j->plan;
+  size_t compared = 0, groups = 0;
+  bool *seen = mxcts_xcalloc(p->njobs + 1, sizeof *seen);
+  e->verdict = MXCTS_V_PASS;
+  /* Group this assertion's results by probe seed (same inputs). */
+  for (size_t i = 0; i < p->njobs; i++) {
+    const struct mxcts_job *ji = &p->jobs[i];
+    bool mine = false;
+    for (size_t c = 0; c < a->nconfigs; c++) mine |= ji->config == a->configs[c];
+    if (seen[i] || ji->suite != si || ji->kind == MXCTS_JOB_RERUN || !mine || !j->ev[i].has_result) continue;
+    size_t members = 0;
+    for (size_t k = i; k < p->njobs; k++) {
+      const struct mxcts_job *jk = &p->jobs[k];
+      bool theirs = false;
+      for (size_t c = 0; c < a->nconfigs; c++) theirs |= jk->config == a->configs[c];
+      if (seen[k] || !theirs || jk->suite != si || jk->kind != ji->kind || jk->seed != ji->seed ||
+          !j->ev[k].has_result)
+        continue;
+      seen[k] = true;
+      members++;
+      if (k == i) continue;
+      compared++;
+      if (!same_values(j, i, k, a->path, e)) {
+        fail(e);
+        if (!e->repro) e->repro = jk;
+      }
+    }
+    groups += members > 1;
+  }
+  if (compared == 0) {
+    fail(e);
+    mxcts__eval_note(e, "no two configs ran with the same seed: nothing to compare");
+  }
+  json_object_set_new(e->diag, "path", json_string(a->path));
+  json_object_set_new(e->diag, "seed_groups", json_integer((json_int_t)groups));
+  json_object_set_new(e->diag, "comparisons", json_integer((json_int_t)compared));
+  free(seen);
+}
+
+/* --- profile_file ------------------------------------------------------------------------ */
+
+static bool check_trace(const char *path, const struct mxcts_assertion *a, struct mxcts_eval *e) {
+  json_t *doc;
+  if (mxcts_json_load_flags(path, JSON_DECODE_INT_AS_REAL, &doc)) {
+    mxcts__eval_note(e, "%s", mxcts_last_error());
+    return false;
+  }
+  json_t *events = json_object_get(doc, "traceEvents");
+  bool ok = json_is_array(events);
+  if (!ok) mxcts__eval_note(e, "%s: no traceEvents array", path);
+  size_t valid = 0, i;
+  json_t *ev;
+  bool *found = mxcts_xcalloc(a->names_include.n + 1, sizeof *found);
+  json_array_foreach(events, i, ev) {
+    const char *name = json_string_value(json_object_get(ev, "name"));
+    if (!name || !json_is_string(json_object_get(ev, "ph"))) continue;
+    valid++;
+    for (size_t k = 0; k < a->names_include.n; k++) found[k] |= strstr(name, a->names_include.v[k]) != NULL;
+  }
+  if (ok && (long)valid < a->min_events) {
+    mxcts__eval_note(e, "%s: %zu events with a name and a phase, expected at least %ld", path, valid,
+                     a->min_events);
+    ok = false;
+  }
+  for (size_t k = 0; ok && k < a->names_include.n; k++)
+    if (!found[k]) {
+      mxcts__eval_note(e, "%s: no event name contains \"%s\"", path, a->names_include.v[k]);
+      ok = false;
+    }
+  free(found);
+  json_decref(doc);
+  return ok;
+}
+
+void mxcts__eval_profile_file(const struct mxcts_judging *j, size_t si,
+                              const struct mxcts_assertion *a, struct mxcts_eval *e) {
+  size_t files = 0;
+  e->verdict = MXCTS_V_PASS;
+  for (size_t ci = 0; ci < a->nconfigs; ci++) {
+    size_t *jobs;
+    mxcts__judge_jobs(j, si, a->configs[ci], MXCTS_JOB_ROUND, &jobs);
+    for (int r = 0; r < j->plan->suites[si].rounds; r++) {
+      if (jobs[r] == SIZE_MAX) continue;
+      char *path = mxcts_xasprintf("%s/%s", j->plan->jobs[jobs[r]].dir, a->file);
+      files++;
+      if (!check_trace(path, a, e)) {
+        fail(e);
+        if (!e->repro) e->repro = &j->plan->jobs[jobs[r]];
+      }
+      free(path);
+    }
+    free(jobs);
+  }
+  if (!files) {
+    fail(e);
+    mxcts__eval_note(e, "no process ran to leave %s", a->file);
+  }
+  json_object_set_new(e->diag, "file", json_string(a->file));
+  json_object_set_new(e->diag, "files", json_integer((json_int_t)files));
+}

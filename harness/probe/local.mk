@@ -1,0 +1,14 @@
+# mxcts-probe (harness/probe): runs one workload against an implementation
+# loaded with dlopen (docs/probe-protocol.md).  Included from the top
+# Makefile.am.  Built as harness/mxcts-probe, beside harness/mxcts, where
+# mxcts looks for it.
+
+harnessbin_PROGRAMS += harness/mxcts-probe
+harness_mxcts_probe_SOURCES = \
+	harness/probe/probe.h harness/probe/probe_internal.h harness/probe/probe.c \
+	harness/probe/probe_capi.c harness/probe/probe_trace.c harness/probe/probe_flip.c \
+	harness/probe/probe_engine.c harness/probe/probe_numerics.c harness/probe/probe_pin.c
+harness_mxcts_probe_CPPFLAGS = $(HARNESS_CPPFLAGS)
+harness_mxcts_probe_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+harness_mxcts_probe_LDADD = harness/oracle/liboracle.la harness/common/libmxcts_common.la \
+	$(JANSSON_LIBS) -ldl -lm

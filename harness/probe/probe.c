@@ -1,0 +1,452 @@
+/*
+ * mxcts-probe: run one workload against one implementation, in the
+ * environment this process was started with, and write the JSON result of
+ * docs/probe-protocol.md.
+ */
+#include <errno.h>
+#include <dirent.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "probe/probe.h"
+#include "probe/probe_internal.h"
+
+extern char **environ;
+
+/* ------------------------------------------------------------- helpers */
+
+double mxcts__probe_now_ms(void) { return mxcts_now() * 1e3; }
+
+int mxcts__probe_fail(struct probe *p, const char *call) {
+  if (!p->failed) {
+    const char *msg = p->api.MXGetLastError ? p->api.MXGetLastError() : "";
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s failed: %s", call, msg ? msg : "");
+    json_object_set_new(p->result, "status", json_string("error"));
+    json_object_set_new(p->result, "error", json_string(buf));
+    p->failed = true;
+  }
+  return -1;
+}
+
+const char *mxcts__probe_param_str(const struct probe *p, const char *key, const char *def) {
+  for (int i = p->nparams - 1; i >= 0; i--)
+    if (strcmp(p->keys[i], key) == 0) return p->vals[i];
+  return def;
+}
+
+long mxcts__probe_param_long(const struct probe *p, const char *key, long def) {
+  const char *v = mxcts__probe_param_str(p, key, NULL);
+  return v ? strtol(v, NULL, 10) : def;
+}
+
+/* Run-queue delay of every thread of this process so far, in ns: how long
+ * they were ready to run but waited for a CPU (field 2 of
+ * /proc/self/task/TID/schedstat).  False where the kernel does not say. */
+static bool run_delay_ns(double *out) {
+  DIR *d = opendir("/proc/self/task");
+  if (!d) return false;
+  double sum = 0;
+  bool any = false;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    if (e->d_name[0] == '.') continue;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%.20s/schedstat", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) continue; /* the thread has just exited */
+    unsigned long long run, delay;
+    if (fscanf(f, "%llu %llu", &run, &delay) == 2) {
+      sum += (double)delay;
+      any = true;
+    }
+    fclose(f);
+  }
+  closedir(d);
+  *out = sum;
+  return any;
+}
+
+/* CPU seconds the whole machine has been busy (user, nice, system, irq,
+ * softirq, and steal: time the hypervisor gave our CPUs to someone else),
+ * from the first line of /proc/stat.  False where it cannot be read. */
+static bool machine_busy_s(double *out) {
+  FILE *f = fopen("/proc/stat", "r");
+  if (!f) return false;
+  unsigned long long user, nice, sys, idle, iowait, irq, softirq, steal;
+  int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &sys, &idle,
+                 &iowait, &irq, &softirq, &steal);
+  fclose(f);
+  long hz = sysconf(_SC_CLK_TCK);
+  if (n != 8 || hz <= 0) return false;
+  *out = (double)(user + nice + sys + irq + softirq + steal) / (double)hz;
+  return true;
+}
+
+double mxcts__probe_own_cpu_s(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+  return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+         ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e-6;
+}
+
+struct sched_mark {
+  double wall_ms, delay_ns, busy_s, own_s;
+  bool have_delay, have_busy;
+};
+
+static void sched_mark(struct sched_mark *m) {
+  m->wall_ms = mxcts__probe_now_ms();
+  m->have_delay = run_delay_ns(&m->delay_ns);
+  m->have_busy = machine_busy_s(&m->busy_s);
+  m->own_s = mxcts__probe_own_cpu_s();
+}
+
+/* How busy the machine was around this process while the workload ran:
+ * `contention`, the CPU time everything else used meanwhile, in cores (0 on
+ * an otherwise idle machine, about 1 with a CPU hog on one core; /proc/stat
+ * counts in clock ticks, so short workloads read it to about +-0.2), and
+ * `run_delay_ms`, how long this process' threads waited for a CPU
+ * (informational: an implementation's own spinning threads add to it).
+ * The judge can leave contended rounds out of timing comparisons. */
+static void add_sched(struct probe *p, const struct sched_mark *m0) {
+  struct sched_mark m1;
+  sched_mark(&m1);
+  double wall_ms = m1.wall_ms - m0->wall_ms;
+  if (!(wall_ms > 0)) return;
+  json_t *o = json_pack("{s:f}", "wall_ms", wall_ms);
+  if (m0->have_delay && m1.have_delay)
+    json_object_set_new(o, "run_delay_ms",
+                        json_real(m1.delay_ns > m0->delay_ns ? (m1.delay_ns - m0->delay_ns) / 1e6 : 0));
+  if (m0->have_busy && m1.have_busy) {
+    double elsewhere_s = (m1.busy_s - m0->busy_s) - (m1.own_s - m0->own_s);
+    json_object_set_new(o, "contention", json_real(elsewhere_s > 0 ? elsewhere_s * 1e3 / wall_ms : 0));
+  }
+  json_object_set_new(o, "cpu_ms", json_real((m1.own_s - m0->own_s) * 1e3));
+  json_object_set_new(p->result, "sched", o);
+}
+
+/* How many GPUs the implementation reports: mxcts asks once before it
+ * plans suites that need a GPU. */
+static int gpu_count(struct probe *p) {
+  int n = 0;
+  PROBE_CALL(p, MXGetGPUCount, &n);
+  mxcts__probe_add_metric(p, "gpu_count", n);
+  return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+void mxcts__probe_set_timing(struct probe *p, const double *ms, int n) {
+  json_t *t = json_object(), *arr = json_array();
+  double *sorted = malloc((size_t)(n > 0 ? n : 1) * sizeof *sorted);
+  for (int i = 0; i < n; i++) {
+    json_array_append_new(arr, json_real(ms[i]));
+    sorted[i] = ms[i];
+  }
+  qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
+  double median = n == 0 ? 0 : n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  free(sorted);
+  json_object_set_new(t, "unit", json_string("ms"));
+  json_object_set_new(t, "iterations", arr);
+  json_object_set_new(t, "median", json_real(median));
+  json_object_set_new(p->result, "timing", t);
+}
+
+void mxcts__probe_add_metric(struct probe *p, const char *name, double value) {
+  json_t *m = json_object_get(p->result, "metrics");
+  if (!m) {
+    m = json_object();
+    json_object_set_new(p->result, "metrics", m);
+  }
+  json_object_set_new(m, name, json_real(value));
+}
+
+void mxcts__probe_add_check(struct probe *p, const char *name, bool pass, const char *fmt, ...) {
+  char detail[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  json_t *c = json_object();
+  json_object_set_new(c, "name", json_string(name));
+  json_object_set_new(c, "pass", json_boolean(pass));
+  json_object_set_new(c, "detail", json_string(detail));
+  json_array_append_new(json_object_get(p->result, "checks"), c);
+}
+
+void mxcts__probe_add_values(struct probe *p, const char *name, const float *x, int64_t n) {
+  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 over the bytes */
+  const unsigned char *b = (const unsigned char *)x;
+  bool finite = true;
+  for (int64_t i = 0; i < n * (int64_t)sizeof(float); i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  json_t *sample = json_array();
+  for (int64_t i = 0; i < n; i++) {
+    finite &= x[i] == x[i] && x[i] - x[i] == 0;
+    if (i < 8) json_array_append_new(sample, json_real(x[i]));
+  }
+  char digest[40];
+  snprintf(digest, sizeof digest, "fnv1a64:%016llx", (unsigned long long)h);
+  json_t *v = json_object();
+  json_object_set_new(v, "n", json_integer(n));
+  json_object_set_new(v, "finite", json_boolean(finite));
+  json_object_set_new(v, "digest", json_string(digest));
+  json_object_set_new(v, "sample", sample);
+  json_object_set_new(json_object_get(p->result, "values"), name, v);
+}
+
+/* ------------------------------------------------------------ profiling */
+
+int mxcts__probe_profile_begin(struct probe *p, const char *pass) {
+  (void)pass;
+  if (p->profiling) return 0;
+  if (mkdir(p->profile_dir, 0777) != 0 && errno != EEXIST) {
+    char msg[PATH_MAX + 64];
+    snprintf(msg, sizeof msg, "cannot create the profile directory %s: %s", p->profile_dir, strerror(errno));
+    json_object_set_new(p->result, "status", json_string("error"));
+    json_object_set_new(p->result, "error", json_string(msg));
+    p->failed = true;
+    return -1;
+  }
+  char file[PATH_MAX];
+  snprintf(file, sizeof file, "%s/profile.json", p->profile_dir);
+  const char *keys[] = {"profile_all", "filename", "continuous_dump", "aggregate_stats"};
+  const char *vals[] = {"true", file, "false", "false"};
+  PROBE_CALL(p, MXSetProfilerConfig, 4, keys, vals);
+  PROBE_CALL(p, MXSetProfilerState, 1);
+  p->profiling = true;
+  return 0;
+}
+
+static void marker_op(void *rctx, void *param) {
+  (void)rctx;
+  (void)param;
+}
+
+int mxcts__probe_profile_end(struct probe *p, const char *pass) {
+  if (p->npasses == (int)(sizeof p->passes / sizeof p->passes[0])) return mxcts__probe_fail(p, "too many passes");
+  PROBE_CALL(p, MXNDArrayWaitAll);
+  char name[64];
+  snprintf(name, sizeof name, "%s%s", MXCTS_PASS_MARKER, pass);
+  int ctx[2] = {1, 0}, prop = 0;
+  /* priority 1: never bulked into an ImperativeBulk, so its name shows */
+  PROBE_CALL(p, MXEnginePushSyncND, marker_op, NULL, NULL, ctx, NULL, 0, NULL, 0, &prop, 1, name);
+  PROBE_CALL(p, MXNDArrayWaitAll);
+  p->passes[p->npasses++] = pass;
+  return 0;
+}
+
+static int profile_finish(struct probe *p) {
+  if (!p->profiling) return 0;
+  p->profiling = false;
+  PROBE_CALL(p, MXSetProfilerState, 0);
+  PROBE_CALL(p, MXDumpProfile, 1);
+  char file[PATH_MAX], err[512];
+  snprintf(file, sizeof file, "%s/profile.json", p->profile_dir);
+  struct mxcts_pass_structure s[8];
+  if (mxcts_trace_read_passes(file, s, p->npasses, err, sizeof err) != 0) {
+    json_object_set_new(p->result, "status", json_string("error"));
+    json_object_set_new(p->result, "error", json_string(err));
+    p->failed = true;
+    return -1;
+  }
+  json_t *structure = json_object(), *passes = json_array();
+  for (int k = 0; k < p->npasses; k++) {
+    json_t *pass_obj = json_object(), *sizes = json_array(), *names = json_array();
+    for (int i = 0; i < s[k].num_names; i++) {
+      json_array_append_new(sizes, json_integer(s[k].segment_sizes[i]));
+      if (i < 64) json_array_append_new(names, json_string(s[k].names[i]));
+    }
+    json_object_set_new(pass_obj, "name", json_string(p->passes[k]));
+    json_object_set_new(pass_obj, "engine_ops", json_integer(s[k].engine_ops));
+    json_object_set_new(pass_obj, "segments", json_integer(s[k].segments));
+    json_object_set_new(pass_obj, "bulked_events", json_integer(s[k].bulks));
+    json_object_set_new(pass_obj, "helper_ops", json_integer(s[k].helper_ops));
+    json_object_set_new(pass_obj, "graph_launches", json_integer(s[k].graph_launches));
+    json_object_set_new(pass_obj, "graph_captures", json_integer(s[k].graph_captures));
+    json_object_set_new(pass_obj, "segment_sizes", sizes);
+    json_object_set_new(pass_obj, "names", names);
+    json_array_append_new(passes, pass_obj);
+    mxcts_trace_free(&s[k]);
+  }
+  json_object_set_new(structure, "passes", passes);
+  json_object_set_new(p->result, "structure", structure);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- main */
+
+struct workload {
+  const char *name;
+  int (*run)(struct probe *p);
+};
+
+static const struct workload workloads[] = {
+    {"symbolic_flip_chain", mxcts__probe_symbolic_flip_chain},
+    {"cachedop_flip_chain", mxcts__probe_cachedop_flip_chain},
+    {"imperative_flips", mxcts__probe_imperative_flips},
+    {"inference_flip_chain", mxcts__probe_inference_flip_chain},
+    {"engine_random", mxcts__probe_engine_random},
+    {"async_dot", mxcts__probe_async_dot},
+    {"numerics", mxcts__probe_numerics},
+    {"parity", mxcts__probe_parity},
+    {"profiler_autostart", mxcts__probe_profiler_autostart},
+    {"gpu_count", gpu_count},
+};
+#define NUM_WORKLOADS ((int)(sizeof workloads / sizeof workloads[0]))
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: mxcts-probe --impl LIB --workload NAME [--param KEY=VALUE ...] [--seed S]\n"
+          "                   [--out FILE] [--profile DIR]\n"
+          "Runs one workload against the MXNet C API exported by LIB and writes the JSON\n"
+          "result (docs/probe-protocol.md) to FILE (default: stdout).\n"
+          "Workloads:");
+  for (int i = 0; i < NUM_WORKLOADS; i++) fprintf(f, " %s", workloads[i].name);
+  fprintf(f, "\n");
+}
+
+static json_t *new_result(const struct probe *p) {
+  json_t *r = json_object(), *params = json_object(), *env = json_object();
+  for (int i = 0; i < p->nparams; i++) json_object_set_new(params, p->keys[i], json_string(p->vals[i]));
+  for (char **e = environ; *e; e++) {
+    if (strncmp(*e, "MXNET_", 6) != 0) continue;
+    const char *eq = strchr(*e, '=');
+    if (!eq) continue;
+    char key[256];
+    snprintf(key, sizeof key, "%.*s", (int)(eq - *e), *e);
+    json_object_set_new(env, key, json_string(eq + 1));
+  }
+  json_object_set_new(r, "probe_version", json_integer(1));
+  json_object_set_new(r, "workload", json_string(p->workload ? p->workload : ""));
+  json_object_set_new(r, "params", params);
+  json_object_set_new(r, "seed", json_integer((json_int_t)p->seed));
+  json_object_set_new(r, "status", json_string("ok"));
+  json_object_set_new(r, "error", json_null());
+  json_object_set_new(r, "env", env);
+  json_object_set_new(r, "values", json_object());
+  json_object_set_new(r, "checks", json_array());
+  return r;
+}
+
+static void add_identity(struct probe *p) {
+  json_t *impl = json_object(), *features = json_object();
+  int version = 0;
+  if (p->api.MXGetVersion && p->api.MXGetVersion(&version) == 0)
+    json_object_set_new(impl, "version", json_integer(version));
+  const struct LibFeature *f;
+  size_t n;
+  if (p->api.MXLibInfoFeatures && p->api.MXLibInfoFeatures(&f, &n) == 0)
+    for (size_t i = 0; i < n; i++) json_object_set_new(features, f[i].name, json_boolean(f[i].enabled));
+  json_object_set_new(impl, "path", json_string(p->impl_path));
+  json_object_set_new(impl, "features", features);
+  json_object_set_new(p->result, "impl", impl);
+}
+
+static int write_result(const struct probe *p, const char *out) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) == 0) json_object_set_new(p->result, "peak_rss_kb", json_integer(ru.ru_maxrss));
+  int rc = out ? json_dump_file(p->result, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER)
+               : json_dumpf(p->result, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+  if (rc != 0) fprintf(stderr, "mxcts-probe: cannot write the result to %s\n", out ? out : "stdout");
+  return rc;
+}
+
+static int usage_error(struct probe *p, const char *out, const char *msg) {
+  fprintf(stderr, "mxcts-probe: %s\n", msg);
+  json_object_set_new(p->result, "status", json_string("usage"));
+  json_object_set_new(p->result, "error", json_string(msg));
+  write_result(p, out);
+  json_decref(p->result);
+  p->result = NULL;
+  return 2;
+}
+
+static int add_param(struct probe *p, char *arg) {
+  char *eq = strchr(arg, '=');
+  if (!eq || eq == arg || p->nparams == PROBE_MAX_PARAMS) return -1;
+  *eq = '\0';
+  p->keys[p->nparams] = arg;
+  p->vals[p->nparams++] = eq + 1;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  struct probe p = {0};
+  const char *out = NULL;
+  char bad[512] = "";
+  static const struct option longopts[] = {
+      {"impl", required_argument, NULL, 'i'},    {"workload", required_argument, NULL, 'w'},
+      {"param", required_argument, NULL, 'p'},   {"seed", required_argument, NULL, 's'},
+      {"out", required_argument, NULL, 'o'},     {"profile", required_argument, NULL, 'P'},
+      {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+  for (int c; (c = getopt_long(argc, argv, "i:w:p:s:o:P:h", longopts, NULL)) != -1;) {
+    switch (c) {
+      case 'i': p.impl_path = optarg; break;
+      case 'w': p.workload = optarg; break;
+      case 'p':
+        if (add_param(&p, optarg)) snprintf(bad, sizeof bad, "bad --param '%s' (want KEY=VALUE)", optarg);
+        break;
+      case 's': p.seed = strtoull(optarg, NULL, 10); break;
+      case 'o': out = optarg; break;
+      case 'P': p.profile_dir = optarg; break;
+      case 'h': usage(stdout); return 0;
+      default: usage(stderr); return 2;
+    }
+  }
+  p.result = new_result(&p);
+  if (*bad) return usage_error(&p, out, bad);
+  if (!p.impl_path || !p.workload) return usage_error(&p, out, "--impl and --workload are required");
+  const char *device = mxcts__probe_param_str(&p, "device", "cpu");
+  if (strcmp(device, "cpu") != 0 && strcmp(device, "gpu") != 0) {
+    snprintf(bad, sizeof bad, "bad --param device=%s (want cpu or gpu)", device);
+    return usage_error(&p, out, bad);
+  }
+  p.dev_type = strcmp(device, "gpu") == 0 ? 2 : 1;
+  const char *pin = mxcts__probe_param_str(&p, "pin", "none");
+  if (strcmp(pin, "none") != 0 && strcmp(pin, "split") != 0) {
+    snprintf(bad, sizeof bad, "bad --param pin=%s (want none or split)", pin);
+    return usage_error(&p, out, bad);
+  }
+  const struct workload *w = NULL;
+  for (int i = 0; i < NUM_WORKLOADS && !w; i++)
+    if (strcmp(workloads[i].name, p.workload) == 0) w = &workloads[i];
+  if (!w) {
+    snprintf(bad, sizeof bad, "unknown workload '%s'", p.workload);
+    return usage_error(&p, out, bad);
+  }
+  char err[1024];
+  if (mxcts__capi_load(p.impl_path, &p.api, err, sizeof err) != 0) {
+    json_object_set_new(p.result, "status", json_string("error"));
+    json_object_set_new(p.result, "error", json_string(err));
+    write_result(&p, out);
+    json_decref(p.result);
+    return 1;
+  }
+  add_identity(&p);
+  if (p.api.MXRandomSeed((int)(p.seed & 0x7fffffff)) != 0) mxcts__probe_fail(&p, "MXRandomSeed");
+  struct sched_mark m0;
+  sched_mark(&m0);
+  if (!p.failed) w->run(&p);
+  add_sched(&p, &m0);
+  if (!p.failed) profile_finish(&p);
+  /* Finish as MXNet's frontends do at exit (Python's atexit hook): let the
+   * engine drain and stop before the process unwinds.  MXNet 1.9.1's
+   * ThreadedEngine was seen to abort at exit without it (std::terminate,
+   * once in three CI runs). */
+  if (!p.failed && p.api.MXNotifyShutdown() != 0) mxcts__probe_fail(&p, "MXNotifyShutdown");
+  int rc = write_result(&p, out);
+  json_decref(p.result);
+  /* Leave the library loaded: its threads may still be winding down. */
+  return rc ? 1 : 0;
+}

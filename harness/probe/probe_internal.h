@@ -1,0 +1,125 @@
+/*
+ * harness/probe/probe_internal.h: what the files of mxcts-probe share.
+ */
+#ifndef MXCTS_PROBE_INTERNAL_H
+#define MXCTS_PROBE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "common/common.h"
+#include "mxref/c_api.h"
+
+/*
+ * The probe's view of an implementation: the MXNet C API subset resolved
+ * with dlsym from a library given at run time.  The probe never links an
+ * implementation; c_api.h only lends it the prototypes.
+ */
+
+/* X(name): functions every implementation must export. */
+#define MXCTS_CAPI_REQUIRED(X)                                                                 \
+  X(MXGetLastError) X(MXGetVersion) X(MXNotifyShutdown) X(MXRandomSeed)                     \
+  X(MXEngineSetBulkSize) X(MXEnginePushSyncND) X(MXNDArrayCreateEx) X(MXNDArrayFree)         \
+  X(MXNDArraySyncCopyFromCPU) X(MXNDArraySyncCopyToCPU) X(MXNDArrayWaitToRead)               \
+  X(MXNDArrayWaitAll) X(MXNDArrayGetShapeEx) X(MXListAllOpNames) X(NNGetOpHandle)            \
+  X(MXImperativeInvokeEx) X(MXSymbolCreateVariable) X(MXSymbolCreateAtomicSymbol)            \
+  X(MXSymbolCompose) X(MXSymbolFree) X(MXSymbolListArguments) X(MXExecutorBindEX)            \
+  X(MXExecutorForward) X(MXExecutorBackwardEx) X(MXExecutorOutputs) X(MXExecutorFree)        \
+  X(MXAutogradSetIsRecording) X(MXAutogradSetIsTraining) X(MXAutogradMarkVariables)          \
+  X(MXAutogradBackwardEx) X(MXCreateCachedOpEx) X(MXInvokeCachedOpEx) X(MXFreeCachedOp)      \
+  X(MXSetProfilerConfig) X(MXSetProfilerState) X(MXDumpProfile) X(MXGetGPUCount)
+
+/* X(name): functions used when present. */
+#define MXCTS_CAPI_OPTIONAL(X) \
+  X(MXLibInfoFeatures) X(MXNDArrayGetData) X(MXNDArrayWaitToWrite) X(MXNDArrayGetDType)
+
+struct mxcts_capi {
+  void *lib;
+#define MXCTS_CAPI_FIELD(name) __typeof__(name) *name;
+  MXCTS_CAPI_REQUIRED(MXCTS_CAPI_FIELD)
+  MXCTS_CAPI_OPTIONAL(MXCTS_CAPI_FIELD)
+#undef MXCTS_CAPI_FIELD
+};
+
+/* dlopen `path` and resolve the functions.  Returns 0, or -1 with a
+ * message naming the library and the first missing function. */
+int mxcts__capi_load(const char *path, struct mxcts_capi *api, char *err, size_t errlen);
+
+/*
+ * mxcts-probe internals: one workload, one process, one JSON result
+ * (docs/probe-protocol.md).  Every C API return code is checked; a failure
+ * stops the workload with status "error", the call and MXGetLastError's
+ * text recorded.
+ */
+
+#define PROBE_MAX_PARAMS 32
+
+struct probe {
+  struct mxcts_capi api;
+  const char *impl_path;
+  const char *workload;
+  const char *profile_dir; /* NULL: no structure run */
+  int dev_type;            /* --param device=cpu|gpu: MXNet's 1 or 2, id 0 */
+  uint64_t seed;
+  int nparams;
+  const char *keys[PROBE_MAX_PARAMS], *vals[PROBE_MAX_PARAMS];
+  json_t *result;          /* the result object being filled */
+  bool failed;             /* a C API call failed: status error */
+  /* profiling: one session for all passes, each pass ended by a marker op
+   * (MXNet's profiler cannot write two traces in one process) */
+  bool profiling;
+  int npasses;
+  const char *passes[8];
+};
+
+/* Record a failed call (status "error") and return -1. */
+int mxcts__probe_fail(struct probe *p, const char *call);
+
+/* Call a C API function; on -1 record it and return -1 from the caller. */
+#define PROBE_CALL(p, fn, ...)                                   \
+  do {                                                           \
+    if ((p)->api.fn(__VA_ARGS__) != 0) return mxcts__probe_fail((p), #fn); \
+  } while (0)
+
+/* Parameters (--param k=v) with defaults. */
+long mxcts__probe_param_long(const struct probe *p, const char *key, long def);
+const char *mxcts__probe_param_str(const struct probe *p, const char *key, const char *def);
+
+/* Result helpers. */
+void mxcts__probe_set_timing(struct probe *p, const double *ms, int n);
+void mxcts__probe_add_metric(struct probe *p, const char *name, double value);
+void mxcts__probe_add_check(struct probe *p, const char *name, bool pass, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void mxcts__probe_add_values(struct probe *p, const char *name, const float *x, int64_t n);
+/* Profile passes: begin starts the profiler (once) writing
+ * <profile_dir>/profile.json; end waits for the pass's ops and pushes its
+ * marker op; after the workload, main stops the profiler, dumps the trace,
+ * parses it and adds every pass's structure. */
+int mxcts__probe_profile_begin(struct probe *p, const char *pass);
+int mxcts__probe_profile_end(struct probe *p, const char *pass);
+
+/* --param pin=split: put the calling thread on one CPU and the process'
+ * other threads on the rest (probe_pin.c); call before each timed
+ * iteration.  Records "pinning" in the result.  No-op for pin=none. */
+void mxcts__probe_pin_threads(struct probe *p);
+
+/* Monotonic time in milliseconds (mxcts_now). */
+double mxcts__probe_now_ms(void);
+/* CPU seconds this process (all its threads) has used (getrusage). */
+double mxcts__probe_own_cpu_s(void);
+
+/* Workloads: each returns 0 (ran to the end) or -1 (a call failed). */
+int mxcts__probe_symbolic_flip_chain(struct probe *p);
+int mxcts__probe_cachedop_flip_chain(struct probe *p);
+int mxcts__probe_imperative_flips(struct probe *p);
+int mxcts__probe_inference_flip_chain(struct probe *p);
+int mxcts__probe_engine_random(struct probe *p);
+int mxcts__probe_async_dot(struct probe *p);
+int mxcts__probe_numerics(struct probe *p);
+int mxcts__probe_parity(struct probe *p); /* cpu(0) against gpu(0), same cases */
+int mxcts__probe_profiler_autostart(struct probe *p);
+
+#endif /* MXCTS_PROBE_INTERNAL_H */

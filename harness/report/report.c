@@ -1,0 +1,153 @@
+/* Report files, the summary, and checking a results document (report/report.h). */
+#include "report/report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "common/jsonv.h"
+#include "judge/judge.h"
+
+typedef int (*renderer)(const json_t *, FILE *);
+
+static int render_json(const json_t *doc, FILE *f) {
+  return json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) == 0 &&
+                 fputc('\n', f) != EOF
+             ? 0
+             : mxcts_set_error(MXR_ESYS, "cannot write JSON");
+}
+
+static int write_one(const json_t *doc, const char *path, renderer r) {
+  if (!path) return 0;
+  if (!strcmp(path, "-")) {
+    int rc = r(doc, stdout);
+    fflush(stdout);
+    return rc;
+  }
+  char *tmp = mxcts_xasprintf("%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  int rc = f ? r(doc, f) : mxcts_set_error(MXR_ESYS, "%s: cannot create: %s", tmp, strerror(errno));
+  if (f && fclose(f) != 0 && !rc) rc = mxcts_set_error(MXR_ESYS, "%s: write error", tmp);
+  if (!rc && rename(tmp, path) != 0)
+    rc = mxcts_set_error(MXR_ESYS, "%s: cannot write: %s", path, strerror(errno));
+  if (rc) {
+    remove(tmp);
+    mxcts_prefix_error(rc, "%s", path);
+  }
+  free(tmp);
+  return rc;
+}
+
+int mxcts_report_write(const json_t *results, const struct mxcts_report_files *files) {
+  int rc = write_one(results, files->json, render_json);
+  if (!rc) rc = write_one(results, files->tap, mxcts_report_tap);
+  if (!rc) rc = write_one(results, files->junit, mxcts_report_junit);
+  if (!rc) rc = write_one(results, files->html, mxcts_report_html);
+  return rc;
+}
+
+static json_int_t count(const json_t *summary, const char *key) {
+  return json_integer_value(json_object_get(summary, key));
+}
+
+void mxcts_report_summary(const json_t *results, FILE *f) {
+  const json_t *summary = json_object_get(results, "summary");
+  fprintf(f, "mxcts: %lld assertions:", (long long)count(summary, "total"));
+  const char *sep = " ";
+  for (int v = 0; v < MXCTS_NUM_VERDICTS; v++) {
+    const char *name = mxcts_verdict_name((enum mxcts_verdict)v);
+    if (!count(summary, name)) continue;
+    fprintf(f, "%s%lld %s", sep, (long long)count(summary, name), name);
+    sep = ", ";
+  }
+  if (count(summary, "flaky")) fprintf(f, " (%lld flaky)", (long long)count(summary, "flaky"));
+  fprintf(f, " -- %s (seed %lld)\n", mxcts_results_exit_status(results) ? "FAIL" : "PASS",
+          (long long)json_integer_value(json_object_get(results, "seed")));
+  size_t i, k;
+  json_t *s, *a;
+  json_array_foreach(json_object_get(results, "suites"), i, s) {
+    json_array_foreach(json_object_get(s, "assertions"), k, a) {
+      int v = mxcts_verdict_parse(json_string_value(json_object_get(a, "verdict")));
+      if (v < 0 || !mxcts_verdict_is_failure((enum mxcts_verdict)v)) continue;
+      fprintf(f, "  %s %s: %.400s\n", mxcts_verdict_name((enum mxcts_verdict)v),
+              json_string_value(json_object_get(a, "name")),
+              json_string_value(json_object_get(a, "detail")));
+    }
+  }
+  json_array_foreach(json_object_get(results, "stale_expectations"), i, a)
+    fprintf(f, "  note: expectation line %lld (%s %s/%s) matched nothing\n",
+            (long long)json_integer_value(json_object_get(a, "line")),
+            json_string_value(json_object_get(a, "kind")),
+            json_string_value(json_object_get(a, "suite")),
+            json_string_value(json_object_get(a, "assertion")));
+}
+
+int mxcts_results_exit_status(const json_t *results) {
+  const char *status = json_string_value(json_object_get(results, "status"));
+  return status && !strcmp(status, "pass") ? 0 : 1;
+}
+
+/* --- validating a results document ------------------------------------------------ */
+
+static int check_assertion(const struct mxcts_jloc *at, json_t *a) {
+  char *s = NULL;
+  int rc = json_is_object(a) ? 0 : mxcts_jfail(at, "expected an object");
+  const char *const keys[] = {"id", "name", "type", "verdict", "detail"};
+  for (size_t i = 0; !rc && i < sizeof keys / sizeof *keys; i++) {
+    rc = mxcts_jget_string(at, a, keys[i], true, &s);
+    if (!rc && i == 3 && mxcts_verdict_parse(s) < 0)
+      rc = mxcts_jfail_key(at, "verdict", "\"%s\" is not a verdict", s);
+    free(s);
+    s = NULL;
+  }
+  return rc;
+}
+
+static int check_suite(const struct mxcts_jloc *at, json_t *s) {
+  json_t *asserts = NULL, *configs = NULL;
+  char *name = NULL;
+  int rc = json_is_object(s) ? 0 : mxcts_jfail(at, "expected an object");
+  if (!rc) rc = mxcts_jget_string(at, s, "name", true, &name);
+  free(name);
+  if (!rc) rc = mxcts_jget_typed(at, s, "configs", true, JSON_ARRAY, &configs);
+  if (!rc) rc = mxcts_jget_typed(at, s, "assertions", true, JSON_ARRAY, &asserts);
+  size_t i;
+  json_t *a;
+  json_array_foreach(asserts, i, a) {
+    if (rc) break;
+    char *base = mxcts_jpath_key(at->path, "assertions"), *p = mxcts_jpath_index(base, i);
+    struct mxcts_jloc aat = {at->file, p};
+    rc = check_assertion(&aat, a);
+    free(p);
+    free(base);
+  }
+  return rc;
+}
+
+int mxcts_results_check(json_t *doc, const char *file) {
+  struct mxcts_jloc at = {file, ""};
+  long format = 0;
+  json_t *suites = NULL, *summary = NULL;
+  char *status = NULL;
+  int rc = json_is_object(doc) ? 0 : mxcts_jfail(&at, "expected an object");
+  if (!rc) rc = mxcts_jget_long(&at, doc, "mxcts_results", true, 1, 1000, &format);
+  if (!rc && format != MXCTS_RESULTS_FORMAT)
+    rc = mxcts_jfail_key(&at, "mxcts_results", "format %ld is not supported", format);
+  if (!rc) rc = mxcts_jget_string(&at, doc, "status", true, &status);
+  if (!rc && strcmp(status, "pass") && strcmp(status, "fail"))
+    rc = mxcts_jfail_key(&at, "status", "\"%s\" is neither pass nor fail", status);
+  free(status);
+  if (!rc) rc = mxcts_jget_typed(&at, doc, "summary", true, JSON_OBJECT, &summary);
+  if (!rc) rc = mxcts_jget_typed(&at, doc, "suites", true, JSON_ARRAY, &suites);
+  size_t i;
+  json_t *s;
+  json_array_foreach(suites, i, s) {
+    if (rc) break;
+    char *p = mxcts_jpath_index("suites", i);
+    struct mxcts_jloc sat = {file, p};
+    rc = check_suite(&sat, s);
+    free(p);
+  }
+  return rc;
+}

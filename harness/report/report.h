@@ -1,0 +1,42 @@
+/*
+ * harness/report/report.h: rendering a results document (judge/judge.h; schema in
+ * docs/harness.md) as TAP version 13, JUnit XML, JSON and a self-contained
+ * HTML page, plus the summary printed at the end of a run.
+ *
+ * Every renderer reads only the results document, so `mxcts report` can
+ * re-render any results file.  Renderers read defensively (a field of the
+ * wrong type renders as empty); mxcts_results_check validates a document
+ * read from disk first.
+ *
+ * Ownership: nothing is kept after a call; the FILE is the caller's.
+ */
+#ifndef MXCTS_REPORT_H
+#define MXCTS_REPORT_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+/* TAP version 13: one test point per assertion, YAML diagnostics. */
+int mxcts_report_tap(const json_t *results, FILE *f);
+/* JUnit XML: a <testsuite> per suite, a <testcase> per assertion. */
+int mxcts_report_junit(const json_t *results, FILE *f);
+/* HTML with inline CSS and SVG plots (no external resources). */
+int mxcts_report_html(const json_t *results, FILE *f);
+
+struct mxcts_report_files {
+  const char *tap, *junit, *json, *html;   /* NULL: not wanted; "-": stdout */
+};
+/* Write every wanted report; the first failure is returned (and named). */
+int mxcts_report_write(const json_t *results, const struct mxcts_report_files *files);
+
+/* "mxcts: 31 assertions: 29 pass, 1 xfail, 1 fail (1 flaky) -- FAIL" and
+ * one line per failing assertion. */
+void mxcts_report_summary(const json_t *results, FILE *f);
+
+/* Validate a results document read from `file` (the fields renderers use). */
+int mxcts_results_check(json_t *doc, const char *file);
+/* 0 when the document's status is "pass", 1 otherwise. */
+int mxcts_results_exit_status(const json_t *results);
+
+#endif /* MXCTS_REPORT_H */

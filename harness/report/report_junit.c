@@ -1,0 +1,118 @@
+/*
+ * JUnit XML (report/report.h): <testsuites> with one <testsuite> per suite and one
+ * <testcase> per assertion.  fail and xpass are <failure>; crash, timeout
+ * and error are <error> (type names the verdict); skip and xfail are
+ * <skipped> with the reason.  Text is escaped for XML 1.0, and characters
+ * XML 1.0 forbids are replaced by '?'.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "judge/judge.h"
+#include "report/report.h"
+
+static void xml_text(FILE *f, const char *s) {
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    switch (*p) {
+    case '&': fputs("&amp;", f); break;
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '"': fputs("&quot;", f); break;
+    case '\'': fputs("&apos;", f); break;
+    default:
+      if (*p < 0x20 && *p != '\n' && *p != '\t' && *p != '\r') fputc('?', f);
+      else fputc(*p, f);
+    }
+  }
+}
+
+static const char *str(const json_t *o, const char *key) {
+  const char *s = json_string_value(json_object_get(o, key));
+  return s ? s : "";
+}
+
+struct tally {
+  size_t tests, failures, errors, skipped;
+};
+
+static int verdict_of(const json_t *a) { return mxcts_verdict_parse(str(a, "verdict")); }
+
+static void add(struct tally *t, int v) {
+  t->tests++;
+  if (v == MXCTS_V_FAIL || v == MXCTS_V_XPASS) t->failures++;
+  else if (v == MXCTS_V_CRASH || v == MXCTS_V_TIMEOUT || v == MXCTS_V_ERROR || v < 0) t->errors++;
+  else if (v == MXCTS_V_SKIP || v == MXCTS_V_XFAIL) t->skipped++;
+}
+
+static void testcase(FILE *f, const json_t *suite, const json_t *a) {
+  int v = verdict_of(a);
+  const char *reason = str(json_object_get(a, "expectation"), "reason");
+  fprintf(f, "    <testcase classname=\"mxcts.");
+  xml_text(f, str(suite, "name"));
+  fprintf(f, "\" name=\"");
+  xml_text(f, str(a, "id"));
+  fprintf(f, "\" time=\"0\">\n");
+  const char *tag = NULL;
+  if (v == MXCTS_V_FAIL || v == MXCTS_V_XPASS) tag = "failure";
+  else if (v == MXCTS_V_CRASH || v == MXCTS_V_TIMEOUT || v == MXCTS_V_ERROR || v < 0) tag = "error";
+  if (tag) {
+    fprintf(f, "      <%s type=\"%s\" message=\"", tag, v < 0 ? "error" : mxcts_verdict_name((enum mxcts_verdict)v));
+    xml_text(f, v == MXCTS_V_XPASS ? "unexpected pass" : str(a, "detail"));
+    fprintf(f, "\">");
+    xml_text(f, str(a, "detail"));
+    fprintf(f, "\nreproduce: ");
+    xml_text(f, str(a, "command"));
+    fprintf(f, "</%s>\n", tag);
+  } else if (v == MXCTS_V_SKIP || v == MXCTS_V_XFAIL) {
+    fprintf(f, "      <skipped message=\"");
+    if (v == MXCTS_V_XFAIL) fputs("expected failure: ", f);
+    xml_text(f, v == MXCTS_V_XFAIL ? reason : str(a, "detail"));
+    fprintf(f, "\"/>\n");
+  }
+  fprintf(f, "      <system-out>verdict: %s%s\ndetail: ", str(a, "verdict"),
+          json_is_true(json_object_get(a, "flaky")) ? " (flaky: passed on rerun)" : "");
+  xml_text(f, str(a, "detail"));
+  fprintf(f, "\ncommand: ");
+  xml_text(f, str(a, "command"));
+  fprintf(f, "</system-out>\n    </testcase>\n");
+}
+
+static void testsuite(FILE *f, const json_t *results, const json_t *s, struct tally *all) {
+  struct tally t = {0};
+  size_t k;
+  json_t *a;
+  json_array_foreach(json_object_get(s, "assertions"), k, a) add(&t, verdict_of(a));
+  all->tests += t.tests;
+  all->failures += t.failures;
+  all->errors += t.errors;
+  all->skipped += t.skipped;
+  fprintf(f, "  <testsuite name=\"");
+  xml_text(f, str(s, "name"));
+  fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"0\">\n",
+          t.tests, t.failures, t.errors, t.skipped);
+  fprintf(f, "    <properties>\n      <property name=\"seed\" value=\"%lld\"/>\n",
+          (long long)json_integer_value(json_object_get(results, "seed")));
+  fprintf(f, "      <property name=\"impl\" value=\"");
+  xml_text(f, str(json_object_get(results, "impl"), "path"));
+  fprintf(f, "\"/>\n      <property name=\"workload\" value=\"");
+  xml_text(f, str(s, "workload"));
+  fprintf(f, "\"/>\n    </properties>\n");
+  json_array_foreach(json_object_get(s, "assertions"), k, a) testcase(f, s, a);
+  fprintf(f, "  </testsuite>\n");
+}
+
+int mxcts_report_junit(const json_t *results, FILE *f) {
+  struct tally all = {0}, pre = {0};
+  size_t i, k;
+  json_t *s, *a;
+  json_array_foreach(json_object_get(results, "suites"), i, s) {
+    json_array_foreach(json_object_get(s, "assertions"), k, a) add(&pre, verdict_of(a));
+  }
+  fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+  fprintf(f, "<testsuites name=\"mxcts\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+          "skipped=\"%zu\">\n", pre.tests, pre.failures, pre.errors, pre.skipped);
+  json_array_foreach(json_object_get(results, "suites"), i, s) testsuite(f, results, s, &all);
+  fprintf(f, "</testsuites>\n");
+  return ferror(f) ? mxcts_set_error(MXR_ESYS, "write error") : 0;
+}

@@ -1,0 +1,429 @@
+/* Expanding suites into probe processes (run/run.h). */
+#include "run/run_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/jsonv.h"
+#include "run/run.h"
+
+extern char **environ;
+
+/* Variables passed through from the runner's environment when set.  The
+ * sanitizers' options go through too, so that a sanitized probe (or
+ * implementation) still dies by a signal on a crash, as abort_on_error asks,
+ * instead of exiting with a status that reads as an error. */
+static const char *const base_env_names[] = {"PATH", "HOME", "LD_LIBRARY_PATH", "OMP_NUM_THREADS",
+                                             "OPENBLAS_NUM_THREADS", "ASAN_OPTIONS", "UBSAN_OPTIONS",
+                                             "TSAN_OPTIONS", "LSAN_OPTIONS", NULL};
+
+const char *mxcts__job_kind_name(enum mxcts_job_kind k) {
+  switch (k) {
+  case MXCTS_JOB_ROUND: return "round";
+  case MXCTS_JOB_PROFILE: return "profile";
+  case MXCTS_JOB_RERUN: return "rerun";
+  }
+  return "?";
+}
+
+char *mxcts_default_lock_file(void) {
+  const char *tmp = getenv("TMPDIR");
+  return mxcts_xasprintf("%s/mxcts-%ld.lock", tmp && *tmp ? tmp : "/tmp", (long)getuid());
+}
+
+void mxcts_options_free(struct mxcts_options *o) {
+  free(o->impl);
+  free(o->impl_name);
+  free(o->probe);
+  free(o->suites_dir);
+  mxcts_strv_free(&o->suites);
+  free(o->out);
+  free(o->expectations);
+  free(o->tap);
+  free(o->junit);
+  free(o->json);
+  free(o->html);
+  free(o->lock_file);
+  mxcts_strv_free(&o->pass_env);
+  free(o->self);
+  memset(o, 0, sizeof *o);
+}
+
+static void copy_strv(struct mxcts_strv *to, const struct mxcts_strv *from) {
+  for (size_t i = 0; i < from->n; i++) mxcts_strv_push(to, from->v[i]);
+}
+
+static void copy_options(struct mxcts_options *to, const struct mxcts_options *from) {
+  *to = *from;
+  to->impl = mxcts_xstrdup(from->impl);
+  to->impl_name = mxcts_xstrdup(from->impl_name);
+  to->probe = mxcts_xstrdup(from->probe);
+  to->suites_dir = mxcts_xstrdup(from->suites_dir);
+  to->out = mxcts_xstrdup(from->out);
+  to->expectations = mxcts_xstrdup(from->expectations);
+  to->tap = mxcts_xstrdup(from->tap);
+  to->junit = mxcts_xstrdup(from->junit);
+  to->json = mxcts_xstrdup(from->json);
+  to->html = mxcts_xstrdup(from->html);
+  to->lock_file = mxcts_xstrdup(from->lock_file);
+  to->self = mxcts_xstrdup(from->self);
+  memset(&to->suites, 0, sizeof to->suites);
+  memset(&to->pass_env, 0, sizeof to->pass_env);
+  copy_strv(&to->suites, &from->suites);
+  copy_strv(&to->pass_env, &from->pass_env);
+}
+
+/* --- seeds ---------------------------------------------------------------------- */
+
+static uint64_t suite_stream(uint64_t run_seed, const char *suite) {
+  return mxcts_mix64(run_seed ^ mxcts_hash_str(0, suite));
+}
+
+static long probe_seed(uint64_t stream, uint64_t salt) {
+  return (long)(mxcts_mix64(stream + salt * 0x9e3779b97f4a7c15ULL) & 0x7fffffffULL);
+}
+
+/* A seeded permutation of 0..n-1 (Fisher-Yates). */
+static void seeded_order(uint64_t stream, int round, size_t *idx, size_t n) {
+  uint64_t state = mxcts_mix64(stream ^ ((uint64_t)round << 32) ^ 0x6f72646572ULL);
+  for (size_t i = 0; i < n; i++) idx[i] = i;
+  for (size_t i = n; i > 1; i--) {
+    size_t j = (size_t)mxcts_rng_below(&state, i);
+    size_t t = idx[i - 1];
+    idx[i - 1] = idx[j];
+    idx[j] = t;
+  }
+}
+
+/* --- jobs -------------------------------------------------------------------------- */
+
+static void build_env(const struct mxcts_options *o, const struct mxcts_config *c,
+                      struct mxcts_strv *env) {
+  struct mxcts_kvs kv = {0};
+  for (size_t i = 0; base_env_names[i]; i++) {
+    const char *v = getenv(base_env_names[i]);
+    if (v) mxcts_kvs_set(&kv, base_env_names[i], v);
+  }
+  for (size_t i = 0; i < o->pass_env.n; i++) {
+    const char *v = getenv(o->pass_env.v[i]);
+    if (v) mxcts_kvs_set(&kv, o->pass_env.v[i], v);
+  }
+  for (size_t i = 0; i < c->env.n; i++) mxcts_kvs_set(&kv, c->env.v[i].key, c->env.v[i].value);
+  for (size_t i = 0; i < kv.n; i++) mxcts_strv_pushf(env, "%s=%s", kv.v[i].key, kv.v[i].value);
+  mxcts_kvs_free(&kv);
+}
+
+static void build_argv(const struct mxcts_plan *p, const struct mxcts_suite *s,
+                       const struct mxcts_config *c, struct mxcts_job *j) {
+  struct mxcts_strv *a = &j->argv;
+  mxcts_strv_push(a, p->opt.probe);
+  mxcts_strv_push(a, "--impl");
+  mxcts_strv_push(a, p->opt.impl);
+  mxcts_strv_push(a, "--workload");
+  mxcts_strv_push(a, c->workload);
+  struct mxcts_kvs params = {0};
+  for (size_t i = 0; i < c->params.n; i++) mxcts_kvs_set(&params, c->params.v[i].key, c->params.v[i].value);
+  if (j->kind == MXCTS_JOB_PROFILE)
+    for (size_t i = 0; i < s->profile_params.n; i++)
+      mxcts_kvs_set(&params, s->profile_params.v[i].key, s->profile_params.v[i].value);
+  for (size_t i = 0; i < params.n; i++) {
+    mxcts_strv_push(a, "--param");
+    mxcts_strv_pushf(a, "%s=%s", params.v[i].key, params.v[i].value);
+  }
+  mxcts_kvs_free(&params);
+  mxcts_strv_push(a, "--seed");
+  mxcts_strv_pushf(a, "%ld", j->seed);
+  mxcts_strv_push(a, "--out");
+  mxcts_strv_pushf(a, "%s/result.json", j->dir);
+  if (j->kind == MXCTS_JOB_PROFILE) { /* the trace goes beside result.json */
+    mxcts_strv_push(a, "--profile");
+    mxcts_strv_push(a, j->dir);
+  }
+}
+
+static void add_job(struct mxcts_plan *p, size_t si, size_t ci, enum mxcts_job_kind kind, int round,
+                    long seed) {
+  const struct mxcts_suite *s = &p->suites[si];
+  const struct mxcts_config *c = &s->configs[ci];
+  mxcts_grow(&p->jobs, &p->cap, p->njobs + 1, sizeof *p->jobs);
+  struct mxcts_job *j = &p->jobs[p->njobs++];
+  memset(j, 0, sizeof *j);
+  j->suite = si;
+  j->config = ci;
+  j->kind = kind;
+  j->round = round;
+  j->seed = seed;
+  j->timed = kind != MXCTS_JOB_PROFILE && s->timed;
+  j->timeout_s = s->timeout_s * (p->opt.timeout_scale > 0 ? p->opt.timeout_scale : 1.0);
+  if (kind == MXCTS_JOB_PROFILE) j->id = mxcts_xasprintf("%s/%s/profile", s->name, c->id);
+  else j->id = mxcts_xasprintf("%s/%s/%sr%03d", s->name, c->id,
+                               kind == MXCTS_JOB_RERUN ? "rerun-" : "", round);
+  j->dir = mxcts_xasprintf("%s/%s", p->opt.out, j->id);
+  build_env(&p->opt, c, &j->env);
+  build_argv(p, s, c, j);
+}
+
+/* Rounds 1..R of the configs flagged in `use`, each round in seeded order. */
+static void add_rounds(struct mxcts_plan *p, size_t si, const bool *use, enum mxcts_job_kind kind,
+                       uint64_t stream) {
+  const struct mxcts_suite *s = &p->suites[si];
+  size_t *order = mxcts_xcalloc(s->nconfigs, sizeof *order);
+  for (int r = 1; r <= s->rounds; r++) {
+    seeded_order(stream, r, order, s->nconfigs);
+    long seed = probe_seed(stream, (uint64_t)r);
+    for (size_t i = 0; i < s->nconfigs; i++)
+      if (use[order[i]]) add_job(p, si, order[i], kind, r, seed);
+  }
+  free(order);
+}
+
+static void add_suite_profiles(struct mxcts_plan *p, size_t si) {
+  const struct mxcts_suite *s = &p->suites[si];
+  long seed = probe_seed(suite_stream(p->opt.seed, s->name), 0x70726f66ULL);
+  for (size_t c = 0; c < s->nconfigs; c++)
+    if (mxcts_suite_config_needs_profile(s, c)) add_job(p, si, c, MXCTS_JOB_PROFILE, 0, seed);
+}
+
+static void add_suite_rounds(struct mxcts_plan *p, size_t si) {
+  const struct mxcts_suite *s = &p->suites[si];
+  bool *use = mxcts_xcalloc(s->nconfigs, sizeof *use);
+  for (size_t c = 0; c < s->nconfigs; c++) use[c] = mxcts_suite_config_needs_rounds(s, c);
+  add_rounds(p, si, use, MXCTS_JOB_ROUND, suite_stream(p->opt.seed, s->name));
+  free(use);
+}
+
+static void build_jobs(struct mxcts_plan *p) {
+  for (size_t si = 0; si < p->nsuites; si++)
+    if (!p->skip_reason[si]) add_suite_profiles(p, si);
+  for (int timed = 0; timed <= 1; timed++)
+    for (size_t si = 0; si < p->nsuites; si++)
+      if (!p->skip_reason[si] && p->suites[si].timed == (timed == 1)) add_suite_rounds(p, si);
+}
+
+/* --- requirements ---------------------------------------------------------------- */
+
+/* How many GPUs the implementation reports, asked once through a probe
+ * process (workload gpu_count) in OUT/preflight/gpu-count, under the
+ * runner's usual deadline and lock.  -1 when no answer came: the GPU
+ * suites then run and their own processes show what is wrong. */
+static int ask_gpu_count(const struct mxcts_plan *p) {
+  struct mxcts_config none = {0};
+  struct mxcts_strv env = {0}, argv = {0};
+  build_env(&p->opt, &none, &env);
+  char *dir = mxcts_xasprintf("%s/preflight/gpu-count", p->opt.out);
+  char *result = mxcts_xasprintf("%s/result.json", dir);
+  const char *words[] = {p->opt.probe, "--impl", p->opt.impl, "--workload", "gpu_count",
+                         "--seed", "1", "--out", result, NULL};
+  for (size_t i = 0; words[i]; i++) mxcts_strv_push(&argv, words[i]);
+  struct mxcts_proc proc = {"preflight/gpu-count", dir, argv.v, env.v,
+                            MXCTS_DEFAULT_TIMEOUT * (p->opt.timeout_scale > 0 ? p->opt.timeout_scale : 1.0),
+                            false, MXCTS_NO_GROUP};
+  struct mxcts_run_opts ro = {1, p->opt.grace_s, p->opt.lock_file, NULL, false, NULL};
+  int gpus = -1;
+  json_t *doc = NULL;
+  if (mxcts_run_procs(&proc, 1, &ro) == 0 && mxcts_json_load(result, &doc) == 0) {
+    json_t *n = json_object_get(json_object_get(doc, "metrics"), "gpu_count");
+    const char *status = json_string_value(json_object_get(doc, "status"));
+    if (status && strcmp(status, "ok") == 0 && json_is_number(n) && json_number_value(n) >= 0)
+      gpus = (int)json_number_value(n);
+  }
+  json_decref(doc);
+  free(result);
+  free(dir);
+  mxcts_strv_free(&argv);
+  mxcts_strv_free(&env);
+  return gpus;
+}
+
+/* Skip the suites that need a GPU when the implementation has none. */
+static void check_requirements(struct mxcts_plan *p) {
+  int gpus = -2; /* not asked yet */
+  for (size_t si = 0; si < p->nsuites; si++) {
+    if (p->skip_reason[si] || !p->suites[si].needs_gpu) continue;
+    if (gpus == -2) gpus = ask_gpu_count(p);
+    if (gpus == 0)
+      p->skip_reason[si] = mxcts_xasprintf("needs a GPU; %s reports none (MXGetGPUCount: 0)",
+                                           p->opt.impl_name ? p->opt.impl_name : p->opt.impl);
+  }
+}
+
+static int apply_options(struct mxcts_plan *p) {
+  struct mxcts_expectations ex = {0};
+  int rc = p->opt.expectations ? mxcts_expect_load(p->opt.expectations, &ex) : 0;
+  p->skip_reason = mxcts_xcalloc(p->nsuites ? p->nsuites : 1, sizeof *p->skip_reason);
+  for (size_t si = 0; !rc && si < p->nsuites; si++) {
+    if (p->opt.rounds) rc = mxcts_suite_set_rounds(&p->suites[si], p->opt.rounds);
+    const struct mxcts_expect_entry *e = mxcts_expect_skips_suite(&ex, p->suites[si].name);
+    if (e) p->skip_reason[si] = mxcts_xstrdup(e->reason);
+  }
+  mxcts_expect_free(&ex);
+  return rc;
+}
+
+int mxcts_plan_build(const struct mxcts_options *opt, struct mxcts_plan *out) {
+  memset(out, 0, sizeof *out);
+  copy_options(&out->opt, opt);
+  int rc = mxcts_suites_load_dir(opt->suites_dir, &opt->suites, &out->suites, &out->nsuites);
+  if (!rc) rc = apply_options(out);
+  if (!rc) check_requirements(out);
+  if (!rc) build_jobs(out);
+  if (rc) mxcts_plan_free(out);
+  return rc;
+}
+
+size_t mxcts__plan_add_rerun(struct mxcts_plan *p, size_t si, const size_t *configs, size_t n) {
+  const struct mxcts_suite *s = &p->suites[si];
+  uint64_t rerun_seed = mxcts_mix64(p->opt.seed ^ 0x7265727531ULL) & 0xffffffffULL;
+  uint64_t stream = suite_stream(rerun_seed, s->name);
+  p->reruns = mxcts_xrealloc(p->reruns, (p->nreruns + 1) * sizeof *p->reruns);
+  p->reruns[p->nreruns].suite = si;
+  p->reruns[p->nreruns].seed = (long)rerun_seed;
+  p->nreruns++;
+  bool *use = mxcts_xcalloc(s->nconfigs, sizeof *use);
+  for (size_t i = 0; i < n; i++) use[configs[i]] = true;
+  size_t first = p->njobs;
+  add_rounds(p, si, use, MXCTS_JOB_RERUN, stream);
+  free(use);
+  return first;
+}
+
+const struct mxcts_rerun *mxcts_plan_rerun(const struct mxcts_plan *p, size_t suite) {
+  for (size_t i = 0; i < p->nreruns; i++)
+    if (p->reruns[i].suite == suite) return &p->reruns[i];
+  return NULL;
+}
+
+void mxcts_plan_free(struct mxcts_plan *p) {
+  for (size_t i = 0; i < p->njobs; i++) {
+    free(p->jobs[i].id);
+    free(p->jobs[i].dir);
+    mxcts_strv_free(&p->jobs[i].argv);
+    mxcts_strv_free(&p->jobs[i].env);
+  }
+  free(p->jobs);
+  for (size_t i = 0; p->skip_reason && i < p->nsuites; i++) free(p->skip_reason[i]);
+  free(p->skip_reason);
+  mxcts_suites_free(p->suites, p->nsuites);
+  free(p->reruns);
+  mxcts_options_free(&p->opt);
+  memset(p, 0, sizeof *p);
+}
+
+/* --- commands ------------------------------------------------------------------------- */
+
+static void quote_words(struct mxcts_buf *b, const struct mxcts_strv *l) {
+  for (size_t i = 0; i < l->n; i++) {
+    mxcts_buf_puts(b, " ");
+    mxcts_shell_quote(b, l->v[i]);
+  }
+}
+
+char *mxcts_job_command(const struct mxcts_job *j) {
+  struct mxcts_buf b = {0};
+  mxcts_buf_puts(&b, "cd ");
+  mxcts_shell_quote(&b, j->dir);
+  mxcts_buf_puts(&b, " && env -i");
+  quote_words(&b, &j->env);
+  quote_words(&b, &j->argv);
+  return mxcts_buf_take(&b);
+}
+
+char *mxcts__group_file(const struct mxcts_job *j) {
+  const char *slash = strrchr(j->dir, '/');
+  int len = slash ? (int)(slash - j->dir) : 0;
+  return mxcts_xasprintf("%.*s/%s", len, j->dir,
+                         j->kind == MXCTS_JOB_RERUN ? "rerun-group-failed" : "group-failed");
+}
+
+static void exec_line(const struct mxcts_plan *p, const struct mxcts_job *j, struct mxcts_buf *b) {
+  mxcts_shell_quote(b, p->opt.self ? p->opt.self : "mxcts");
+  mxcts_buf_puts(b, " exec --dir ");
+  mxcts_shell_quote(b, j->dir);
+  mxcts_buf_printf(b, " --timeout %g --grace %g --lock %s", j->timeout_s, p->opt.grace_s,
+                   j->timed ? "exclusive" : "shared");
+  if (p->opt.lock_file) {
+    mxcts_buf_puts(b, " --lock-file ");
+    mxcts_shell_quote(b, p->opt.lock_file);
+  }
+  if (!p->opt.keep_going) {
+    /* the config's processes share it (a rerun is a fresh start, as in run) */
+    char *file = mxcts__group_file(j);
+    mxcts_buf_puts(b, " --group-file ");
+    mxcts_shell_quote(b, file);
+    free(file);
+  }
+  mxcts_buf_puts(b, " --");
+  quote_words(b, &j->env);
+  quote_words(b, &j->argv);
+}
+
+static bool same_round(const struct mxcts_job *a, const struct mxcts_job *b) {
+  return a->timed && b->timed && a->suite == b->suite && a->kind == b->kind && a->round == b->round;
+}
+
+void mxcts_plan_print_lines(const struct mxcts_plan *p, size_t first, FILE *f) {
+  struct mxcts_buf b = {0};
+  for (size_t i = first; i < p->njobs; i++) {
+    if (i > first && same_round(&p->jobs[i - 1], &p->jobs[i])) mxcts_buf_puts(&b, " && ");
+    else if (b.len) {
+      fprintf(f, "%s\n", b.s);
+      b.len = 0;
+      b.s[0] = '\0';
+    }
+    exec_line(p, &p->jobs[i], &b);
+  }
+  if (b.len) fprintf(f, "%s\n", b.s);
+  mxcts_buf_free(&b);
+}
+
+/* --- plan.json ------------------------------------------------------------------------- */
+
+static json_t *str_or_null(const char *s) { return s ? mxcts_json_text(s) : json_null(); }
+
+static json_t *strv_json(const struct mxcts_strv *l) {
+  json_t *a = json_array();
+  for (size_t i = 0; i < l->n; i++) json_array_append_new(a, mxcts_json_text(l->v[i]));
+  return a;
+}
+
+static json_t *options_json(const struct mxcts_options *o) {
+  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i, s:f,"
+                   " s:f, s:o, s:o, s:o}",
+                   "impl", str_or_null(o->impl), "impl_name", str_or_null(o->impl_name), "probe",
+                   str_or_null(o->probe), "suites_dir", str_or_null(o->suites_dir), "suites",
+                   strv_json(&o->suites), "out", str_or_null(o->out), "expectations",
+                   str_or_null(o->expectations), "tap", str_or_null(o->tap), "junit",
+                   str_or_null(o->junit), "json", str_or_null(o->json), "html",
+                   str_or_null(o->html), "rounds", o->rounds, "seed", (json_int_t)o->seed, "jobs",
+                   o->jobs, "grace_s", o->grace_s, "timeout_scale", o->timeout_scale,
+                   "lock_file", str_or_null(o->lock_file), "pass_env", strv_json(&o->pass_env),
+                   "self", str_or_null(o->self));
+}
+
+static json_t *job_json(const struct mxcts_plan *p, const struct mxcts_job *j) {
+  return json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:b, s:o, s:f, s:o, s:o}", "id", j->id, "suite",
+                   p->suites[j->suite].name, "config", p->suites[j->suite].configs[j->config].id,
+                   "kind", mxcts__job_kind_name(j->kind), "round", j->round, "seed",
+                   (json_int_t)j->seed, "timed", j->timed, "dir", mxcts_json_text(j->dir), "timeout_s",
+                   j->timeout_s, "argv", strv_json(&j->argv), "env", strv_json(&j->env));
+}
+
+int mxcts__plan_save(const struct mxcts_plan *p, const char *path) {
+  json_t *suites = json_array(), *jobs = json_array(), *reruns = json_array();
+  for (size_t i = 0; i < p->nsuites; i++)
+    json_array_append_new(suites, json_pack("{s:o, s:O, s:o}", "file", mxcts_json_text(p->suites[i].file), "doc",
+                                            p->suites[i].source, "skip",
+                                            str_or_null(p->skip_reason[i])));
+  for (size_t i = 0; i < p->njobs; i++) json_array_append_new(jobs, job_json(p, &p->jobs[i]));
+  for (size_t i = 0; i < p->nreruns; i++)
+    json_array_append_new(reruns, json_pack("{s:s, s:I}", "suite",
+                                            p->suites[p->reruns[i].suite].name, "seed",
+                                            (json_int_t)p->reruns[i].seed));
+  json_t *doc = json_pack("{s:i, s:o, s:o, s:o, s:o}", "mxcts_plan", MXCTS_PLAN_FORMAT, "options",
+                          options_json(&p->opt), "suites", suites, "jobs", jobs, "reruns", reruns);
+  int rc = doc ? mxcts_json_save(path, doc)
+               : mxcts_set_error(MXR_EINVAL, "%s: cannot build the plan document", path);
+  json_decref(doc);
+  return rc;
+}

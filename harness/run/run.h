@@ -1,0 +1,328 @@
+/*
+ * harness/run/run.h: from options to a finished run: the plan of probe
+ * processes, running them, their result files, the progress display, and
+ * the session that ties these together.  Sections: progress, result,
+ * runner, plan, session.
+ */
+#ifndef MXCTS_RUN_H
+#define MXCTS_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "common/common.h"
+#include "suite/suite.h"
+
+/*
+ * Progress: the one-line progress display on stderr.
+ *
+ * Only when stderr is a terminal (or when forced, for tests): a single line
+ * rewritten in place ("\r...\033[K") with the processes done of the total,
+ * the one running now, and the elapsed time; cleared at the end.
+ * Otherwise every call does nothing.
+ *
+ * Ownership: the caller owns the struct; `current` is copied.
+ */
+
+struct mxcts_progress {
+  bool enabled;
+  FILE *out;
+  size_t done, total;
+  double started;
+  char current[160];
+  double last_draw;
+};
+
+
+/*
+ * Result: the probe's result file (docs/probe-protocol.md, "Result
+ * object"), parsed and checked.
+ *
+ * Parsing is strict about the fields the judge reads (their types and
+ * ranges) and lenient about the rest: unknown fields are kept (in `root`)
+ * so that a newer probe can add some.  A malformed file is an error whose
+ * message names the file and the JSON path; the judge turns it into an
+ * `error` verdict.  Nothing in a result can crash or hang the parser.
+ *
+ * Ownership: struct mxcts_result owns all it points to, including one
+ * reference to `root`; free it with mxcts_result_free.
+ */
+
+#define MXCTS_PROBE_VERSION 1
+
+struct mxcts_pass_result {
+  char *name;
+  long engine_ops;           /* -1 when absent */
+  long *sizes;               /* ops held by each engine op, in order; -1: unknown
+                                (ImperativeBulk); has_sizes false when absent */
+  size_t nsizes;
+  bool has_sizes;
+  long bulked_events;        /* -1 when absent */
+  long graph_launches;       /* CUDA graph launches, -1 when absent */
+  long graph_captures;       /* of which captures, -1 when absent */
+  struct mxcts_strv names;   /* segment names; has_names false when absent */
+  bool has_names;
+};
+
+struct mxcts_check_result {
+  char *name;
+  bool pass;
+  char *detail;              /* "" when absent */
+};
+
+struct mxcts_result {
+  char *file;
+  json_t *root;
+  char *status;              /* "ok", "error" or "usage" */
+  char *error;               /* the implementation's error, rendered; NULL if none */
+  bool has_median;
+  double median;             /* timing.median */
+  char *unit;                /* timing.unit ("ms" when absent) */
+  bool has_structure;
+  struct mxcts_pass_result *passes;
+  size_t npasses;
+  struct mxcts_check_result *checks;
+  size_t nchecks;
+};
+
+/* Parse a result document (`file` names it in messages); takes a new
+ * reference to root.  On failure *out is empty. */
+int mxcts_result_parse(json_t *root, const char *file, struct mxcts_result *out);
+/* Read and parse a result file. */
+int mxcts_result_load(const char *path, struct mxcts_result *out);
+void mxcts_result_free(struct mxcts_result *r);
+
+/* The pass of that name, or NULL. */
+const struct mxcts_pass_result *mxcts_result_pass(const struct mxcts_result *r, const char *name);
+/* The check of that name, or NULL. */
+const struct mxcts_check_result *mxcts_result_check(const struct mxcts_result *r,
+                                                    const char *name);
+/* A number at a JSON path (mxcts_json_path); false when absent or not a
+ * finite number. */
+bool mxcts_result_number(const struct mxcts_result *r, const char *path, double *out);
+
+/*
+ * Runner: starting probe processes and recording how they ended.
+ *
+ * Each process is started with posix_spawn in its own process group, in its
+ * own working directory, with exactly the environment it is given (the
+ * runner's own environment is never read or changed here), stdin from
+ * /dev/null, stdout and stderr into DIR/stdout.txt and DIR/stderr.txt.  At
+ * its deadline the whole group gets SIGTERM, after the grace period SIGKILL.
+ * When it ends, DIR/outcome.json records how: an exit status, a signal, the
+ * deadline, or a failure to start.  What the outcome means (ok, error,
+ * crash, timeout) is the judge's business (judge/judge.h), which also reads
+ * DIR/result.json.
+ *
+ * Timed processes run alone: mxcts_run_procs first runs the untimed ones (up
+ * to `jobs` at a time), then the timed ones one after another, with nothing
+ * else of its own running.  Across processes (other mxcts runs, jobs from
+ * GNU parallel) a host-wide lock file keeps the same rule: untimed
+ * processes hold it shared, timed ones exclusive.
+ *
+ * The runner blocks SIGCHLD while it waits (sigtimedwait), restores the mask
+ * afterwards, and resets an ignored SIGCHLD to its default so that children
+ * can be reaped.
+ *
+ * Ownership: the runner keeps no pointer to what it is given after a call
+ * returns; struct mxcts_outcome owns `detail` (mxcts_outcome_free).
+ */
+
+enum mxcts_exit {
+  MXCTS_EXIT_CODE,     /* exited with `code` */
+  MXCTS_EXIT_SIGNAL,   /* killed by `signal` */
+  MXCTS_EXIT_TIMEOUT,  /* killed at its deadline */
+  MXCTS_EXIT_SPAWN,    /* could not be started: `detail` says why */
+  MXCTS_EXIT_SKIPPED,  /* not started: an earlier process of its group crashed or timed
+                          out (`cause`, `signal`, `detail` name it) */
+};
+
+struct mxcts_outcome {
+  enum mxcts_exit how;
+  int code;
+  int signal;
+  double wall_s;
+  double timeout_s;
+  enum mxcts_exit cause;   /* SKIPPED only: SIGNAL or TIMEOUT, what the group's
+                              failed process did (`signal` is its signal) */
+  char *detail;        /* may be NULL */
+};
+void mxcts_outcome_free(struct mxcts_outcome *o);
+/* "SIGSEGV" (or "signal 42"); a static string or one valid until the next
+ * call. */
+const char *mxcts_signal_name(int sig);
+
+/* Read DIR/outcome.json.  Loading a missing or malformed file fails with
+ * a message naming it. */
+int mxcts_outcome_load(const char *dir, struct mxcts_outcome *o);
+
+enum mxcts_lock_mode { MXCTS_LOCK_NONE, MXCTS_LOCK_SHARED, MXCTS_LOCK_EXCLUSIVE };
+
+struct mxcts_proc {
+  const char *id;            /* for progress and messages */
+  const char *dir;           /* absolute; created if missing */
+  char *const *argv;         /* NULL-terminated; argv[0] is a path */
+  char *const *envp;         /* NULL-terminated: the whole environment */
+  double timeout_s;
+  bool timed;
+  size_t group;              /* processes that repeat one measurement (a suite's
+                                config); MXCTS_NO_GROUP for none */
+};
+#define MXCTS_NO_GROUP ((size_t)-1)
+
+struct mxcts_run_opts {
+  int jobs;                  /* untimed processes at a time (>= 1) */
+  double grace_s;            /* SIGTERM -> SIGKILL */
+  const char *lock_file;     /* NULL: no host-wide lock */
+  struct mxcts_progress *progress;   /* may be NULL */
+  bool keep_going;           /* run every process even after its group failed */
+  const char *group_file;    /* NULL, or a file that processes of one group run by
+                                separate calls share (mxcts exec): see below */
+};
+
+/* Run the processes (untimed first, in parallel; then timed, serially),
+ * writing outcome.json for each.  Once a process crashes or times out, the
+ * processes of its group that have not started yet are not started (unless
+ * keep_going): their outcome is SKIPPED with the cause, because running them
+ * would only repeat the failure -- a hanging implementation would otherwise
+ * cost a full deadline per round.  Returns 0 when every outcome was
+ * recorded, whatever the processes did; an error only when the runner
+ * itself failed (a directory it cannot create, a file it cannot write).
+ * Processes of one group may also be run by separate calls, as the lines of
+ * `mxcts plan` do under GNU parallel: with a group_file, a call records its
+ * group's failure there (the failed process's directory; the first failure
+ * stays), and a call that finds the file skips its processes the same way.
+ * All processes given must then be of one group. */
+int mxcts_run_procs(const struct mxcts_proc *procs, size_t n, const struct mxcts_run_opts *o);
+
+/*
+ * Plan: suites x configs x rounds expanded into probe processes.
+ *
+ * Every process of a plan is a job: a working directory under the results
+ * directory, the exact argv of the probe and the exact environment (a clean
+ * base -- PATH, HOME, LD_LIBRARY_PATH, OMP_NUM_THREADS, OPENBLAS_NUM_THREADS
+ * when set, plus --pass-env names -- with the config's variables on top).
+ * Nothing here changes the planner's own environment.
+ *
+ * Jobs, in the order the runner starts them:
+ *   1. structure runs (--profile), one per config that a structure assertion
+ *      reads; untimed;
+ *   2. the rounds of untimed suites, round by round;
+ *   3. the rounds of timed suites, round by round, each round's configs in a
+ *      seeded random order.
+ * Reruns of failing orderings are appended later (mxcts__plan_add_rerun).
+ *
+ * Seeds: the run seed S (reported) gives each suite a stream
+ * mix(S ^ hash(suite)); round r's probe seed and config order come from it,
+ * so `--seed S --suite X` reproduces suite X alone.  All configs of one round
+ * get the same probe seed (so their outputs can be compared); the structure
+ * runs share one seed of their own.
+ *
+ * The plan is saved as OUT/plan.json (self-contained: options, the suite
+ * documents, every job) so that `mxcts judge` can read results written by
+ * jobs that GNU parallel ran anywhere.
+ *
+ * Ownership: struct mxcts_plan owns everything it points to
+ * (mxcts_plan_free); struct mxcts_options owns its strings
+ * (mxcts_options_free).
+ */
+
+#define MXCTS_PLAN_FORMAT 1
+
+struct mxcts_options {
+  char *impl;              /* the library under test (absolute) */
+  char *impl_name;         /* e.g. "libmxref", "mxnet-1.9.1" */
+  char *probe;             /* the probe executable (absolute) */
+  char *suites_dir;
+  struct mxcts_strv suites;     /* --suite; empty: every suite of suites_dir */
+  char *out;               /* results directory (absolute) */
+  char *expectations;      /* expectation file or NULL */
+  char *tap, *junit, *json, *html;   /* report files or NULL */
+  int rounds;              /* --rounds, 0: each suite's own */
+  uint64_t seed;           /* the run seed, < 2^32 */
+  int jobs;                /* parallel untimed processes */
+  double grace_s;          /* SIGTERM -> SIGKILL at a deadline */
+  double timeout_scale;    /* multiplies every suite's timeout */
+  char *lock_file;         /* host-wide lock against concurrent timed work */
+  struct mxcts_strv pass_env;   /* extra variable names passed through */
+  char *self;              /* absolute path of the mxcts executable */
+  bool keep_going;         /* --keep-going: run every round after a crash or timeout */
+};
+void mxcts_options_free(struct mxcts_options *o);
+/* Default lock file: ${TMPDIR:-/tmp}/mxcts-<uid>.lock (caller frees). */
+char *mxcts_default_lock_file(void);
+
+enum mxcts_job_kind { MXCTS_JOB_ROUND, MXCTS_JOB_PROFILE, MXCTS_JOB_RERUN };
+
+struct mxcts_job {
+  char *id;                /* "suite/config/r003", ".../profile", ".../rerun-r003" */
+  size_t suite, config;
+  enum mxcts_job_kind kind;
+  int round;               /* 1-based; 0 for structure runs */
+  long seed;               /* the probe's --seed */
+  bool timed;
+  char *dir;               /* absolute working directory */
+  struct mxcts_strv argv;  /* argv[0] is the probe */
+  struct mxcts_strv env;   /* "K=V", exactly the process' environment */
+  double timeout_s;
+};
+
+struct mxcts_rerun {
+  size_t suite;
+  long seed;               /* the rerun's seed (a new S for that suite) */
+};
+
+struct mxcts_plan {
+  struct mxcts_options opt;
+  struct mxcts_suite *suites;
+  size_t nsuites;
+  char **skip_reason;      /* per suite: non-NULL when expectations skip it */
+  struct mxcts_job *jobs;
+  size_t njobs, cap;
+  struct mxcts_rerun *reruns;
+  size_t nreruns;
+};
+
+/* Load the suites and expectations the options name and build every job.
+ * Copies the options. */
+int mxcts_plan_build(const struct mxcts_options *opt, struct mxcts_plan *out);
+/* The rerun of a suite, or NULL. */
+const struct mxcts_rerun *mxcts_plan_rerun(const struct mxcts_plan *p, size_t suite);
+
+int mxcts_plan_load(const char *path, struct mxcts_plan *out);
+void mxcts_plan_free(struct mxcts_plan *p);
+
+/* The shell command that reproduces one process by hand:
+ *   cd DIR && env -i K=V ... PROBE ARGS...      (caller frees) */
+char *mxcts_job_command(const struct mxcts_job *j);
+/* Print jobs [first, njobs) as lines for GNU parallel: one untimed job a
+ * line; each round of a timed suite one line (its processes joined with
+ * &&, each under the exclusive lock). */
+void mxcts_plan_print_lines(const struct mxcts_plan *p, size_t first, FILE *f);
+
+/*
+ * Session: a whole run of a plan -- what `mxcts run` does between
+ * planning and reporting, shared with the tests.
+ *
+ *   save OUT/plan.json; run every job; judge; when orderings failed on
+ *   timing, add one rerun per suite (a new seed) to the plan, save it, run
+ *   the rerun's jobs and judge again.
+ *
+ * Ownership: *results is a new reference (json_decref); the plan stays the
+ * caller's and grows by the rerun jobs.
+ */
+
+/* Write OUT/plan.json (creating OUT), and remove the group files an
+ * earlier run left for the plan's configs (mxcts__group_file). */
+int mxcts_session_save_plan(const struct mxcts_plan *p);
+/* Add reruns for the orderings that failed in `results`; returns the index
+ * of the first new job (== njobs when none was needed). */
+size_t mxcts_session_add_reruns(struct mxcts_plan *p, const json_t *results);
+/* All of it.  `note` (may be NULL) gets one line per stage. */
+int mxcts_session_run(struct mxcts_plan *p, bool progress, FILE *note, json_t **results);
+
+#endif /* MXCTS_RUN_H */

@@ -1,0 +1,39 @@
+/*
+ * harness/run/run_internal.h: what the files of harness/run share and
+ * nothing outside it calls: the progress line's updates, the names of job
+ * kinds, the group file of a job's config, reruns and saving a plan.
+ */
+#ifndef MXCTS_RUN_INTERNAL_H
+#define MXCTS_RUN_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "run/run.h"
+
+/* --- progress.c --------------------------------------------------------- */
+/* Enabled when `out` is a terminal, or always when force is true. */
+void mxcts__progress_init(struct mxcts_progress *p, FILE *out, bool force);
+void mxcts__progress_add_total(struct mxcts_progress *p, size_t n);
+/* A process started (`what` is shown). */
+void mxcts__progress_start(struct mxcts_progress *p, const char *what);
+/* A process finished. */
+void mxcts__progress_step(struct mxcts_progress *p);
+/* Show a note in place of the current process ("waiting for the lock"). */
+void mxcts__progress_note(struct mxcts_progress *p, const char *note);
+/* Clear the line. */
+void mxcts__progress_finish(struct mxcts_progress *p);
+
+/* --- plan.c ------------------------------------------------------------- */
+const char *mxcts__job_kind_name(enum mxcts_job_kind k);
+/* The file through which the separately run processes of j's config share
+ * a crash or timeout (mxcts exec --group-file): in the config's directory,
+ * one for the first pass and one for the rerun.  Caller frees. */
+char *mxcts__group_file(const struct mxcts_job *j);
+/* Append a rerun of `configs` of suite `suite` (R rounds, timed, new seed).
+ * Returns the index of its first job. */
+size_t mxcts__plan_add_rerun(struct mxcts_plan *p, size_t suite, const size_t *configs, size_t n);
+int mxcts__plan_save(const struct mxcts_plan *p, const char *path);
+
+#endif /* MXCTS_RUN_INTERNAL_H */

@@ -1,0 +1,234 @@
+/*
+ * harness/suite/suite.h: suite files (suites/NAME.json): parsing,
+ * validation, and the questions the planner and the judge ask about a
+ * suite; and the expectation files of each implementation.
+ *
+ * The format is documented in docs/suites.md.  A suite names one probe
+ * workload with its parameters, a list of environment configurations, the
+ * round and sign-test settings, and assertions of six types: structure,
+ * ordering, checks, value, equal and profile_file.  Parsing rejects unknown
+ * fields, wrong types, missing fields and dangling references with a message
+ * that names the file and the JSON path.
+ *
+ * Ownership: a parsed struct mxcts_suite owns everything it points to, and
+ * holds one reference to the source document; mxcts_suite_free releases it
+ * all.  Indexes (size_t config) refer to suite->configs.
+ */
+#ifndef MXCTS_SUITE_H
+#define MXCTS_SUITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "common/common.h"
+
+#define MXCTS_SUITE_FORMAT 1
+#define MXCTS_DEFAULT_ROUNDS 25
+#define MXCTS_DEFAULT_ALPHA 0.01 /* gives k = 19 for 25 rounds */
+#define MXCTS_DEFAULT_MARGIN 0.05
+#define MXCTS_DEFAULT_TIMEOUT 60.0
+#define MXCTS_MAX_ROUNDS 200
+#define MXCTS_DEFAULT_MEASURE "timing.median"
+
+/* key=value pairs in file order (environment, probe parameters). */
+struct mxcts_kv {
+  char *key;
+  char *value;
+};
+struct mxcts_kvs {
+  struct mxcts_kv *v;
+  size_t n, cap;
+};
+/* Set key (replacing an existing value); copies both strings. */
+void mxcts_kvs_set(struct mxcts_kvs *l, const char *key, const char *value);
+const char *mxcts_kvs_get(const struct mxcts_kvs *l, const char *key);
+void mxcts_kvs_free(struct mxcts_kvs *l);
+
+struct mxcts_config {
+  char *id;
+  char *description;         /* may be NULL */
+  char *group;               /* may be NULL */
+  char *workload;            /* this config's probe workload (the suite's by default) */
+  struct mxcts_strv tags;
+  struct mxcts_kvs env;      /* the configuration's variables, file order */
+  struct mxcts_kvs params;   /* the suite's params with this config's on top */
+};
+
+/* The structure assertion's prediction for one pass of one config. */
+enum {
+  MXCTS_CMP_ENGINE_OPS = 1,
+  MXCTS_CMP_SEGMENT_SIZES = 2,
+  MXCTS_CMP_BULKED_EVENTS = 4,
+  MXCTS_CMP_NAMES = 8,
+  MXCTS_CMP_GRAPH_LAUNCHES = 16,
+  MXCTS_CMP_GRAPH_CAPTURES = 32,
+};
+struct mxcts_pass_expect {
+  char *name;                /* "forward", "backward", ... */
+  long engine_ops;           /* predicted engine ops of the pass */
+  long *sizes;               /* ops held by each engine op, in order */
+  size_t nsizes;
+  long bulked_events;        /* predicted ImperativeBulk events, -1 if not given */
+  long graph_launches;       /* predicted CUDA graph launches, -1 if not given */
+  long graph_captures;       /* predicted CUDA graph captures, -1 if not given */
+  unsigned compare;          /* MXCTS_CMP_* bits: what is compared */
+  struct mxcts_strv names;   /* expected distinct segment names (CMP_NAMES) */
+  char *summary;             /* "67 ops: 66x15 + 10" for reports */
+};
+struct mxcts_structure_expect {
+  size_t config;
+  struct mxcts_pass_expect *passes;
+  size_t npasses;
+};
+
+/* One side of an ordering: a config and the number read from its results. */
+struct mxcts_operand {
+  size_t config;
+  char *measure;             /* JSON path into the probe result */
+};
+
+enum mxcts_assert_type {
+  MXCTS_A_STRUCTURE,
+  MXCTS_A_ORDERING,
+  MXCTS_A_CHECKS,
+  MXCTS_A_VALUE,
+  MXCTS_A_EQUAL,
+  MXCTS_A_PROFILE_FILE,
+};
+const char *mxcts_assert_type_name(enum mxcts_assert_type t);
+
+struct mxcts_assertion {
+  char *id;
+  char *description;          /* may be NULL */
+  enum mxcts_assert_type type;
+  size_t *configs;            /* every config the assertion reads */
+  size_t nconfigs;
+  /* structure */
+  struct mxcts_structure_expect *structs;
+  size_t nstructs;
+  /* ordering: every slower operand against every faster one */
+  struct mxcts_operand *slower, *faster;
+  size_t nslower, nfaster;
+  double margin;
+  double max_contention;      /* > 0: rounds where a process' contention
+                                 (sched.contention) exceeded it are left out */
+  /* checks: every probe check passes, at least min_checks of them */
+  long min_checks;
+  /* value: the named probe checks are present and pass (or fail) */
+  struct mxcts_strv check_names;
+  bool expect_pass;
+  bool any_round;             /* "in": "any" -- one result suffices */
+  /* equal: values at path (with * wildcards) identical across configs */
+  char *path;
+  /* profile_file: a Chrome trace left in the process' working directory */
+  char *file;
+  long min_events;
+  struct mxcts_strv names_include;
+};
+
+struct mxcts_suite {
+  char *file;                 /* where it was read from */
+  char *name;
+  char *description;
+  char *workload;
+  struct mxcts_kvs params;          /* probe --param for every process */
+  struct mxcts_kvs profile_params;  /* on top of params for structure runs */
+  struct mxcts_config *configs;
+  size_t nconfigs;
+  int rounds;                 /* R */
+  int k;                      /* wins needed of R */
+  bool k_given;               /* k came from the file (else from alpha) */
+  double alpha;
+  double margin;              /* default margin of ordering assertions */
+  double max_contention;      /* default of ordering assertions; 0: off */
+  double timeout_s;           /* per process */
+  bool timed;
+  bool needs_gpu;             /* "requires": ["gpu"]: skipped when the
+                                 implementation reports no GPU */
+  struct mxcts_assertion *asserts;
+  size_t nasserts;
+  json_t *source;             /* the document (one reference) */
+};
+
+/* Parse and validate a suite document.  `file` names it in messages and,
+ * when not NULL, "name" must equal its base name without ".json".  Takes a
+ * new reference to doc.  On failure *out is left empty (nothing to free). */
+int mxcts_suite_parse(json_t *doc, const char *file, bool check_name, struct mxcts_suite *out);
+int mxcts_suite_load(const char *path, struct mxcts_suite *out);
+
+/* Load every DIR/NAME.json (sorted by name), or only the named suites (each
+ * must exist).  *out is the caller's, freed with mxcts_suites_free. */
+int mxcts_suites_load_dir(const char *dir, const struct mxcts_strv *names,
+                          struct mxcts_suite **out, size_t *n);
+void mxcts_suites_free(struct mxcts_suite *s, size_t n);
+void mxcts_suite_free(struct mxcts_suite *s);
+
+/* Override R (the --rounds option): k follows from alpha unless the file
+ * fixed k, which must then still fit (an error otherwise). */
+int mxcts_suite_set_rounds(struct mxcts_suite *s, int rounds);
+
+/* Whether a config runs the R timed (or untimed) rounds, and whether it gets
+ * a structure run (--profile).  A config in an ordering always runs rounds;
+ * one that only a structure assertion reads gets only the structure run. */
+bool mxcts_suite_config_needs_rounds(const struct mxcts_suite *s, size_t config);
+bool mxcts_suite_config_needs_profile(const struct mxcts_suite *s, size_t config);
+
+/* Index of a config by id, or -1. */
+long mxcts_suite_find_config(const struct mxcts_suite *s, const char *id);
+
+/*
+ * Expectation files: per-implementation expectations
+ * (suites/expectations/<impl>.txt; format in docs/suites.md).
+ *
+ * One entry a line:  KIND PATTERN REASON...
+ *   KIND     fail   the assertion is known to fail: a failing verdict
+ *                   (fail, crash, timeout, error) becomes xfail, a pass
+ *                   becomes xpass (reported, and counted as a failure so the
+ *                   baseline stays tight)
+ *            flaky  it may fail: a failing verdict becomes xfail, a pass
+ *                   stays a pass
+ *            skip   it is not judged (verdict skip); a pattern that covers a
+ *                   whole suite ("numerics", or "numerics/" followed by "*") does not run it
+ *   PATTERN  SUITE/ASSERTION, each part an fnmatch(3) glob; "SUITE" alone
+ *            means every assertion of SUITE
+ *   REASON   the rest of the line: why (required)
+ * Blank lines and lines starting with '#' are ignored.
+ *
+ * Ownership: struct mxcts_expectations owns its entries; the pointers that
+ * mxcts_expect_match returns live as long as it.
+ */
+
+enum mxcts_expect_kind { MXCTS_EXPECT_FAIL, MXCTS_EXPECT_FLAKY, MXCTS_EXPECT_SKIP };
+
+struct mxcts_expect_entry {
+  enum mxcts_expect_kind kind;
+  char *suite;      /* glob */
+  char *assertion;  /* glob ("*" when the line named the suite alone) */
+  char *reason;
+  int line;
+  bool used;        /* set by mxcts_expect_match when it matched */
+};
+
+struct mxcts_expectations {
+  char *file;       /* NULL when there is none */
+  struct mxcts_expect_entry *v;
+  size_t n;
+};
+
+const char *mxcts_expect_kind_name(enum mxcts_expect_kind k);
+
+/* Parse `text` (the contents of `file`, named in messages as FILE:LINE). */
+int mxcts_expect_parse(const char *text, const char *file, struct mxcts_expectations *out);
+int mxcts_expect_load(const char *path, struct mxcts_expectations *out);
+void mxcts_expect_free(struct mxcts_expectations *e);
+
+/* The first entry matching suite/assertion, or NULL; marks it used. */
+const struct mxcts_expect_entry *mxcts_expect_match(struct mxcts_expectations *e,
+                                                    const char *suite, const char *assertion);
+/* A skip entry that covers the whole suite (the suite is not run), or NULL. */
+const struct mxcts_expect_entry *mxcts_expect_skips_suite(struct mxcts_expectations *e,
+                                                          const char *suite);
+
+#endif /* MXCTS_SUITE_H */
