@@ -27,6 +27,7 @@
 #include "judge/judge.h"
 #include "report/report.h"
 #include "run/run.h"
+#include "session/session.h"
 
 #define EXIT_PASS 0
 #define EXIT_FAILED 1
@@ -400,7 +401,7 @@ static int cmd_run_or_plan(const char *cmd, int argc, char **argv) {
   mxcts_options_free(&cl.opt);
   if (rc) return internal_error(cmd);
   if (!strcmp(cmd, "plan")) {
-    if (mxcts_session_save_plan(&p)) {
+    if (mxcts_plan_write(&p)) {
       mxcts_plan_free(&p);
       return internal_error(cmd);
     }
@@ -477,7 +478,7 @@ static int cmd_judge(int argc, char **argv) {
   if (mxcts_judge(&p, &results)) rc = internal_error("judge");
   else if (reruns) {
     size_t first = mxcts_session_add_reruns(&p, results);
-    rc = first < p.njobs && mxcts_session_save_plan(&p) ? internal_error("judge") : 0;
+    rc = first < p.njobs && mxcts_plan_write(&p) ? internal_error("judge") : 0;
     if (!rc) mxcts_plan_print_lines(&p, first, stdout);
   } else {
     rc = finish_reports("judge", &p, results);

@@ -1,6 +1,7 @@
 /* Expanding suites into probe processes (run/run.h). */
 #include "run/run_internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -272,7 +273,7 @@ int mxcts_plan_build(const struct mxcts_options *opt, struct mxcts_plan *out) {
   return rc;
 }
 
-size_t mxcts__plan_add_rerun(struct mxcts_plan *p, size_t si, const size_t *configs, size_t n) {
+size_t mxcts_plan_add_rerun(struct mxcts_plan *p, size_t si, const size_t *configs, size_t n) {
   const struct mxcts_suite *s = &p->suites[si];
   uint64_t rerun_seed = mxcts_mix64(p->opt.seed ^ 0x7265727531ULL) & 0xffffffffULL;
   uint64_t stream = suite_stream(rerun_seed, s->name);
@@ -409,7 +410,7 @@ static json_t *job_json(const struct mxcts_plan *p, const struct mxcts_job *j) {
                    j->timeout_s, "argv", strv_json(&j->argv), "env", strv_json(&j->env));
 }
 
-int mxcts__plan_save(const struct mxcts_plan *p, const char *path) {
+static int plan_save(const struct mxcts_plan *p, const char *path) {
   json_t *suites = json_array(), *jobs = json_array(), *reruns = json_array();
   for (size_t i = 0; i < p->nsuites; i++)
     json_array_append_new(suites, json_pack("{s:o, s:O, s:o}", "file", mxcts_json_text(p->suites[i].file), "doc",
@@ -425,5 +426,58 @@ int mxcts__plan_save(const struct mxcts_plan *p, const char *path) {
   int rc = doc ? mxcts_json_save(path, doc)
                : mxcts_set_error(MXR_EINVAL, "%s: cannot build the plan document", path);
   json_decref(doc);
+  return rc;
+}
+
+/* A plan's jobs start afresh: no group file (mxcts__group_file) of an
+ * earlier run in the same directory may skip them. */
+static int remove_group_files(const struct mxcts_plan *p) {
+  int rc = 0;
+  for (size_t i = 0; i < p->njobs && !rc; i++) {
+    char *file = mxcts__group_file(&p->jobs[i]);
+    if (unlink(file) != 0 && errno != ENOENT)
+      rc = mxcts_set_error(MXR_ESYS, "%s: cannot remove: %s", file, strerror(errno));
+    free(file);
+  }
+  return rc;
+}
+
+int mxcts_plan_write(const struct mxcts_plan *p) {
+  char *path = mxcts_xasprintf("%s/plan.json", p->opt.out);
+  int rc = mxcts_mkdirs(p->opt.out);
+  if (!rc) rc = plan_save(p, path);
+  if (!rc) rc = remove_group_files(p);
+  free(path);
+  return rc;
+}
+
+/* One runner group per (suite, config): its structure run and rounds repeat
+ * one measurement, so a crash or timeout in one need not be repeated. */
+static size_t *config_group_bases(const struct mxcts_plan *p) {
+  size_t *base = mxcts_xcalloc(p->nsuites + 1, sizeof *base);
+  for (size_t s = 0; s < p->nsuites; s++) base[s + 1] = base[s] + p->suites[s].nconfigs;
+  return base;
+}
+
+int mxcts_plan_run_jobs(struct mxcts_plan *p, size_t first, bool progress) {
+  size_t n = p->njobs - first;
+  struct mxcts_proc *procs = mxcts_xcalloc(n + 1, sizeof *procs);
+  size_t *group_base = config_group_bases(p);
+  for (size_t i = 0; i < n; i++) {
+    const struct mxcts_job *j = &p->jobs[first + i];
+    procs[i] = (struct mxcts_proc){j->id,        j->dir,   j->argv.v,
+                                   j->env.v,     j->timeout_s, j->timed,
+                                   group_base[j->suite] + j->config};
+  }
+  free(group_base);
+  struct mxcts_progress pr;
+  mxcts__progress_init(&pr, stderr, false);
+  pr.enabled = pr.enabled && progress;
+  mxcts__progress_add_total(&pr, n);
+  struct mxcts_run_opts ro = {p->opt.jobs, p->opt.grace_s, p->opt.lock_file, &pr,
+                              p->opt.keep_going, NULL};
+  int rc = mxcts_run_procs(procs, n, &ro);
+  mxcts__progress_finish(&pr);
+  free(procs);
   return rc;
 }

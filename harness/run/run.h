@@ -1,8 +1,8 @@
 /*
- * harness/run/run.h: from options to a finished run: the plan of probe
- * processes, running them, their result files, the progress display, and
- * the session that ties these together.  Sections: progress, result,
- * runner, plan, session.
+ * harness/run/run.h: from options to finished processes: the plan of probe
+ * processes, running them, their result files and the progress display.
+ * Sections: progress, result, runner, plan.  (A whole run, judged and
+ * rerun, is session/session.h.)
  */
 #ifndef MXCTS_RUN_H
 #define MXCTS_RUN_H
@@ -304,25 +304,15 @@ char *mxcts_job_command(const struct mxcts_job *j);
  * &&, each under the exclusive lock). */
 void mxcts_plan_print_lines(const struct mxcts_plan *p, size_t first, FILE *f);
 
-/*
- * Session: a whole run of a plan -- what `mxcts run` does between
- * planning and reporting, shared with the tests.
- *
- *   save OUT/plan.json; run every job; judge; when orderings failed on
- *   timing, add one rerun per suite (a new seed) to the plan, save it, run
- *   the rerun's jobs and judge again.
- *
- * Ownership: *results is a new reference (json_decref); the plan stays the
- * caller's and grows by the rerun jobs.
- */
-
 /* Write OUT/plan.json (creating OUT), and remove the group files an
- * earlier run left for the plan's configs (mxcts__group_file). */
-int mxcts_session_save_plan(const struct mxcts_plan *p);
-/* Add reruns for the orderings that failed in `results`; returns the index
- * of the first new job (== njobs when none was needed). */
-size_t mxcts_session_add_reruns(struct mxcts_plan *p, const json_t *results);
-/* All of it.  `note` (may be NULL) gets one line per stage. */
-int mxcts_session_run(struct mxcts_plan *p, bool progress, FILE *note, json_t **results);
+ * earlier run left for the plan's configs (mxcts exec --group-file), so that
+ * no failure of an old run skips the new run's jobs. */
+int mxcts_plan_write(const struct mxcts_plan *p);
+/* Append a rerun of `configs` of suite `suite` (R rounds, timed, new seed).
+ * Returns the index of its first job. */
+size_t mxcts_plan_add_rerun(struct mxcts_plan *p, size_t suite, const size_t *configs, size_t n);
+/* Run the plan's jobs from index `first` on (mxcts_run_procs), one runner
+ * group per (suite, config), with the progress line when `progress`. */
+int mxcts_plan_run_jobs(struct mxcts_plan *p, size_t first, bool progress);
 
 #endif /* MXCTS_RUN_H */

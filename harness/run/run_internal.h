@@ -31,9 +31,5 @@ const char *mxcts__job_kind_name(enum mxcts_job_kind k);
  * a crash or timeout (mxcts exec --group-file): in the config's directory,
  * one for the first pass and one for the rerun.  Caller frees. */
 char *mxcts__group_file(const struct mxcts_job *j);
-/* Append a rerun of `configs` of suite `suite` (R rounds, timed, new seed).
- * Returns the index of its first job. */
-size_t mxcts__plan_add_rerun(struct mxcts_plan *p, size_t suite, const size_t *configs, size_t n);
-int mxcts__plan_save(const struct mxcts_plan *p, const char *path);
 
 #endif /* MXCTS_RUN_INTERNAL_H */

@@ -10,6 +10,7 @@
 #include "common/common.h"
 #include "judge/judge.h"
 #include "run/run.h"
+#include "session/session.h"
 
 char *hu_tmpdir(void) {
   const char *tmp = getenv("TMPDIR");

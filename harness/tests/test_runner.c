@@ -262,7 +262,7 @@ static void run_plan_lines(const char *dir, struct mxcts_options *o) {
   o->self = mxcts_xstrdup(MXCTS_TEST_BUILDDIR "/harness/mxcts");
   struct mxcts_plan p;
   ck_assert_msg(mxcts_plan_build(o, &p) == 0, "plan: %s", mxcts_last_error());
-  ck_assert_int_eq(mxcts_session_save_plan(&p), 0);
+  ck_assert_int_eq(mxcts_plan_write(&p), 0);
   char *jobs = mxcts_xasprintf("%s/jobs.txt", dir);
   FILE *f = fopen(jobs, "w");
   ck_assert_ptr_nonnull(f);
@@ -681,7 +681,7 @@ START_TEST(test_plan_round_trip_and_missing_outcomes) {
   struct mxcts_plan p, q;
   ck_assert_int_eq(mxcts_plan_build(&o, &p), 0);
   mxcts_options_free(&o);
-  ck_assert_int_eq(mxcts_session_save_plan(&p), 0);
+  ck_assert_int_eq(mxcts_plan_write(&p), 0);
   char *path = mxcts_xasprintf("%s/out/plan.json", dir);
   ck_assert_msg(mxcts_plan_load(path, &q) == 0, "%s", mxcts_last_error());
   ck_assert_int_eq(q.njobs, p.njobs);
