@@ -99,10 +99,11 @@ report 3 "README.md lists exactly the suites of suites/" "$tmp/out3"
 # folder of ref/src, harness/ or ref/include, which the docs name relative to
 # those: `cuda/driver.cu`, `run/plan.h`, `mxref/engine.h`) and ends in a source
 # file name or a folder's slash.  Build outputs (_build*/..., *.out/...) and
-# absolute paths are not source paths, and placeholders (suites/NAME.json,
+# absolute paths are not source paths (nor are folders named _*, such as
+# distcheck's _build and _inst), and placeholders (suites/NAME.json,
 # op/cuda/X.cu) name no file: all are left out.
 roots=$(cd "$srcdir" && for d in */ ref/src/*/ harness/*/ ref/include/*/; do
-            [ -d "$d" ] && basename "$d"; done | sort -u | tr '\n' '|')
+            [ -d "$d" ] && basename "$d"; done | grep -v '^_' | sort -u | tr '\n' '|')
 roots=${roots%|}
 : >"$tmp/out4"
 for doc in "$srcdir"/README.md "$srcdir"/docs/*.md; do
