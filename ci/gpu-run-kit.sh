@@ -56,6 +56,8 @@
 # or was not reached, 2 on a usage error or bad input.
 set -euo pipefail
 
+kit_dir=$(cd "$(dirname "$0")" && pwd)
+
 usage() {
     echo "usage: ci/gpu-run-kit.sh [--no-gpu] [--out DIR] [--work DIR] [--debs DIR] [--stages LIST]"
     echo "                         [--budget STAGE=SECS]... [--total SECS] [--jobs N] [--cuda DIR]"
@@ -311,7 +313,7 @@ run_test_gpu() {
     local dir=$1 log=$2 rc=0 c p f s
     touch "$work/.stamp"
     within "$log" make -C "$dir" check TESTS=ref/tests/test_gpu check_PROGRAMS=ref/tests/test_gpu || rc=$?
-    c=$(bash "$src/ci/check.sh" --count-results "$dir" "$work/.stamp")
+    c=$(bash "$kit_dir/check.sh" --count-results "$dir" "$work/.stamp")
     read -r p _ f _ s _ <<<"$c"
     if [ $((p + f + s)) -eq 0 ]; then
         add 0 1 0; test_result="FAIL (no TAP result: make check $(why "$rc"))"
@@ -361,30 +363,33 @@ elif [ "$built" -eq 1 ] && [ "$needs_build" -eq 1 ]; then
     note build "reused ($build: $(cat "$build/.kit-built"))"
 fi
 pack
-not_built() { note "$1" "skipped (no build)"; add 0 0 1; }
+
+# gate NAME [build]: whether to run stage NAME now (chosen, built when it
+# needs the build, and time left); reports why not.
+gate() {
+    wanted "$1" || return 1
+    if [ "${2:-}" = build ] && [ "$built" -eq 0 ]; then
+        note "$1" "skipped (no build)"; add 0 0 1; return 1
+    fi
+    stage_begin "$1"
+}
 
 # 2. mxr-info
-if wanted info; then
-    if [ "$built" -eq 0 ]; then not_built info
-    elif stage_begin info; then
-        rc=0; within "$logs/mxr-info.log" "$build/ref/tools/mxr-info" --env || rc=$?
-        if [ "$rc" -eq 0 ]; then
-            note info "ok $(took): $(grep -iE 'cuda|cudnn|gpu' "$logs/mxr-info.log" | grep -v '^+' | head -n 4 | tr -s ' \n' ' ')"; add 1 0 0
-        else
-            note info "FAIL $(why "$rc") $(took) (logs/mxr-info.log)"; add 0 1 0
-        fi
+if gate info build; then
+    within "$logs/mxr-info.log" "$build/ref/tools/mxr-info" --env || rc=$?
+    if [ "$rc" -eq 0 ]; then
+        note info "ok $(took): $(grep -iE 'cuda|cudnn|gpu' "$logs/mxr-info.log" | grep -v '^+' | head -n 4 | tr -s ' \n' ' ')"; add 1 0 0
+    else
+        note info "FAIL $(why "$rc") $(took) (logs/mxr-info.log)"; add 0 1 0
     fi
     pack
 fi
 
 # 3. test_gpu
-if wanted test; then
-    if [ "$built" -eq 0 ]; then not_built test
-    elif stage_begin test; then
-        run_test_gpu "$build" "$logs/test.log"
-        note test "$test_result $(took)"
-        cp "$build/ref/tests/test_gpu.log" "$out/test_gpu.tap" 2>/dev/null || true
-    fi
+if gate test build; then
+    run_test_gpu "$build" "$logs/test.log"
+    note test "$test_result $(took)"
+    cp "$build/ref/tests/test_gpu.log" "$out/test_gpu.tap" 2>/dev/null || true
     pack
 fi
 
@@ -399,117 +404,106 @@ EOF
 }
 
 # 4. the gpu-* suites
-if wanted suites; then
-    if [ "$built" -eq 0 ]; then not_built suites
-    elif stage_begin suites; then
-        rm -rf "$work/mxcts-out"
-        suite_args=()
-        for s in "${GPU_SUITES[@]}"; do suite_args+=(--suite "$s"); done
-        rc=0
-        within "$logs/suites.log" "$build/harness/mxcts" run --impl "$build/ref/.libs/libmxref.so" \
-            --suites "$src/suites" "${suite_args[@]}" --out "$work/mxcts-out" \
-            --tap "$out/conformance.tap" --junit "$out/junit.xml" --no-progress || rc=$?
-        cp "$work/mxcts-out/results.json" "$out/results.json" 2>/dev/null || true
-        if [ -f "$work/mxcts-out/results.json" ] && c=$(mxcts_counts "$work/mxcts-out/results.json"); then
-            read -r p f s <<<"$c"
-            add "$p" "$f" "$s"
-            [ "$rc" -eq 0 ] && [ "$f" -eq 0 ] && r=ok || r="FAIL mxcts $(why "$rc");"
-            note suites "$r $p passed, $f failed, $s skipped $(took)$(grep -m1 -i 'skip' "$out/conformance.tap" | sed 's/^.*# SKIP/: SKIP/' | cut -c1-120)"
-        else
-            note suites "FAIL mxcts $(why "$rc"), no readable results.json $(took) (logs/suites.log)"; add 0 1 0
-        fi
+if gate suites build; then
+    rm -rf "$work/mxcts-out"
+    suite_args=()
+    for s in "${GPU_SUITES[@]}"; do suite_args+=(--suite "$s"); done
+    rc=0
+    within "$logs/suites.log" "$build/harness/mxcts" run --impl "$build/ref/.libs/libmxref.so" \
+        --suites "$src/suites" "${suite_args[@]}" --out "$work/mxcts-out" \
+        --tap "$out/conformance.tap" --junit "$out/junit.xml" --no-progress || rc=$?
+    cp "$work/mxcts-out/results.json" "$out/results.json" 2>/dev/null || true
+    if [ -f "$work/mxcts-out/results.json" ] && c=$(mxcts_counts "$work/mxcts-out/results.json"); then
+        read -r p f s <<<"$c"
+        add "$p" "$f" "$s"
+        [ "$rc" -eq 0 ] && [ "$f" -eq 0 ] && r=ok || r="FAIL mxcts $(why "$rc");"
+        note suites "$r $p passed, $f failed, $s skipped $(took)$(grep -m1 -i 'skip' "$out/conformance.tap" | sed 's/^.*# SKIP/: SKIP/' | cut -c1-120)"
+    else
+        note suites "FAIL mxcts $(why "$rc"), no readable results.json $(took) (logs/suites.log)"; add 0 1 0
     fi
     pack
 fi
 
 # 5. gpu_bench
-if wanted bench; then
-    if [ "$built" -eq 0 ]; then not_built bench
-    elif stage_begin bench; then
-        rc=0; within "$logs/gpu_bench.log" "$build/bench/gpu_bench" --check || rc=$?
-        grep -v '^+ ' "$logs/gpu_bench.log" >"$out/gpu_bench.txt" || true
-        ok=$(grep -c '  ok$' "$out/gpu_bench.txt" || true) missed=$(grep -c '  MISSED$' "$out/gpu_bench.txt" || true)
-        if grep -q 'no GPU, nothing measured' "$out/gpu_bench.txt"; then
-            note bench "skipped (no GPU) $(took)"; add 0 0 1
-        elif [ "$rc" -ne 0 ] && [ "$missed" -eq 0 ]; then
-            note bench "FAIL $(why "$rc"), $ok targets met before it $(took) (gpu_bench.txt)"; add "$ok" 1 0
-        else
-            add "$ok" "$missed" 0
-            [ "$missed" -eq 0 ] && r=ok || r=FAIL
-            note bench "$r ($ok targets met, $missed missed) $(took)"
-        fi
+if gate bench build; then
+    rc=0; within "$logs/gpu_bench.log" "$build/bench/gpu_bench" --check || rc=$?
+    grep -v '^+ ' "$logs/gpu_bench.log" >"$out/gpu_bench.txt" || true
+    ok=$(grep -c '  ok$' "$out/gpu_bench.txt" || true) missed=$(grep -c '  MISSED$' "$out/gpu_bench.txt" || true)
+    if grep -q 'no GPU, nothing measured' "$out/gpu_bench.txt"; then
+        note bench "skipped (no GPU) $(took)"; add 0 0 1
+    elif [ "$rc" -ne 0 ] && [ "$missed" -eq 0 ]; then
+        note bench "FAIL $(why "$rc"), $ok targets met before it $(took) (gpu_bench.txt)"; add "$ok" 1 0
+    else
+        add "$ok" "$missed" 0
+        [ "$missed" -eq 0 ] && r=ok || r=FAIL
+        note bench "$r ($ok targets met, $missed missed) $(took)"
     fi
     pack
 fi
 
 # 6. the build without cuDNN, and its test_gpu
-if wanted nocudnn; then
-    if stage_begin nocudnn; then
-        if r=$(configure_and_make "$work/build-nocudnn" "$logs/nocudnn-build.log" --without-cudnn); then
-            add 1 0 0
-            run_test_gpu "$work/build-nocudnn" "$logs/nocudnn-test.log"
-            note nocudnn "build ok, test_gpu $test_result $(took)"
-        else
-            note nocudnn "FAIL $r $(took) (logs/nocudnn-build.log)"; add 0 1 0
-        fi
+if gate nocudnn; then
+    if r=$(configure_and_make "$work/build-nocudnn" "$logs/nocudnn-build.log" --without-cudnn); then
+        add 1 0 0
+        run_test_gpu "$work/build-nocudnn" "$logs/nocudnn-test.log"
+        note nocudnn "build ok, test_gpu $test_result $(took)"
+    else
+        note nocudnn "FAIL $r $(took) (logs/nocudnn-build.log)"; add 0 1 0
     fi
     pack
 fi
 
 # 7. compute-sanitizer: every process that mxcts plans for one round of the
 # sanitized suites, run under memcheck, then racecheck.
-if wanted sanitize; then
-    sanitizer=$(PATH=$PATH:$cuda/compute-sanitizer command -v compute-sanitizer || true)
-    if [ "$built" -eq 0 ]; then not_built sanitize
-    elif [ -z "$sanitizer" ]; then
-        note sanitize "skipped (compute-sanitizer not found in PATH or $cuda)"; add 0 0 1
-    elif stage_begin sanitize; then
-        plan=$work/sanitize-plan
-        rm -rf "$plan"
-        suite_args=()
-        IFS=, read -r -a sanitized <<<"$sanitize_suites"
-        for s in "${sanitized[@]}"; do suite_args+=(--suite "$s"); done
-        rc=0
-        within "$logs/sanitize.log" "$build/harness/mxcts" plan --impl "$build/ref/.libs/libmxref.so" \
-            --suites "$src/suites" "${suite_args[@]}" --rounds 1 --out "$plan" --lock-file none || rc=$?
-        grep -- ' exec --dir ' "$logs/sanitize.log" >"$plan.jobs" || true
-        if [ "$rc" -ne 0 ]; then
-            note sanitize "FAIL mxcts plan $(why "$rc") $(took) (logs/sanitize.log)"; add 0 1 0
-        elif [ ! -s "$plan.jobs" ]; then
-            note sanitize "skipped (mxcts planned no process for $sanitize_suites: $(grep -m1 -io 'no GPU[^"]*\|skip[^"]*' "$plan/plan.json" | cut -c1-80))"; add 0 0 1
-        else
-            results=()
-            for tool in memcheck racecheck; do
-                n=0
-                while IFS= read -r line; do
-                    n=$((n + 1))
-                    # The job line is `mxcts exec ... -- NAME=VALUE... PROBE ARGS...`
-                    # in shell quoting: keep the environment, run the probe
-                    # under the sanitizer.
-                    eval "set -- $line"
-                    while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
-                    shift
-                    envs=()
-                    while [ $# -gt 0 ] && [[ $1 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do envs+=("$1"); shift; done
-                    name=$(printf '%s' "$*" | sed -n 's|.*--out [^ ]*/sanitize-plan/\([^ ]*\)/result.json.*|\1|p' | tr / -)
-                    name=${tool}-${name:-job$n}
-                    mkdir -p "$logs/sanitize"
-                    trc=0
-                    within "$logs/sanitize/$name.log" env "${envs[@]}" "$sanitizer" --tool "$tool" \
-                        --error-exitcode 86 --print-limit 100 "$@" || trc=$?
-                    summ=$(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$logs/sanitize/$name.log" || true)
-                    if [ "$trc" -eq 0 ]; then add 1 0 0; results+=("$name ok"); else
-                        add 0 1 0; results+=("$name FAIL $(why "$trc")${summ:+: $summ}"); fi
-                done <"$plan.jobs"
-            done
-            r=ok
-            [[ " ${results[*]} " == *FAIL* ]] && r=FAIL
-            note sanitize "$r $(took): $(IFS=';'; echo "${results[*]}")"
-        fi
+sanitizer=$(PATH=$PATH:$cuda/compute-sanitizer command -v compute-sanitizer || true)
+if wanted sanitize && [ -z "$sanitizer" ]; then
+    note sanitize "skipped (compute-sanitizer not found in PATH or $cuda)"; add 0 0 1
+elif gate sanitize build; then
+    plan=$work/sanitize-plan
+    rm -rf "$plan"
+    suite_args=()
+    IFS=, read -r -a sanitized <<<"$sanitize_suites"
+    for s in "${sanitized[@]}"; do suite_args+=(--suite "$s"); done
+    rc=0
+    within "$logs/sanitize.log" "$build/harness/mxcts" plan --impl "$build/ref/.libs/libmxref.so" \
+        --suites "$src/suites" "${suite_args[@]}" --rounds 1 --out "$plan" --lock-file none || rc=$?
+    grep -- ' exec --dir ' "$logs/sanitize.log" >"$plan.jobs" || true
+    if [ "$rc" -ne 0 ]; then
+        note sanitize "FAIL mxcts plan $(why "$rc") $(took) (logs/sanitize.log)"; add 0 1 0
+    elif [ ! -s "$plan.jobs" ]; then
+        note sanitize "skipped (mxcts planned no process for $sanitize_suites: $(grep -m1 -io 'no GPU[^"]*\|skip[^"]*' "$plan/plan.json" | cut -c1-80))"; add 0 0 1
+    else
+        results=()
+        for tool in memcheck racecheck; do
+            n=0
+            while IFS= read -r line; do
+                n=$((n + 1))
+                # The job line is `mxcts exec ... -- NAME=VALUE... PROBE ARGS...`
+                # in shell quoting: keep the environment, run the probe
+                # under the sanitizer.
+                eval "set -- $line"
+                while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
+                shift
+                envs=()
+                while [ $# -gt 0 ] && [[ $1 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do envs+=("$1"); shift; done
+                name=$(printf '%s' "$*" | sed -n 's|.*--out [^ ]*/sanitize-plan/\([^ ]*\)/result.json.*|\1|p' | tr / -)
+                name=${tool}-${name:-job$n}
+                mkdir -p "$logs/sanitize"
+                trc=0
+                within "$logs/sanitize/$name.log" env "${envs[@]}" "$sanitizer" --tool "$tool" \
+                    --error-exitcode 86 --print-limit 100 "$@" || trc=$?
+                summ=$(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$logs/sanitize/$name.log" || true)
+                if [ "$trc" -eq 0 ]; then add 1 0 0; results+=("$name ok"); else
+                    add 0 1 0; results+=("$name FAIL $(why "$trc")${summ:+: $summ}"); fi
+            done <"$plan.jobs"
+        done
+        r=ok
+        [[ " ${results[*]} " == *FAIL* ]] && r=FAIL
+        note sanitize "$r $(took): $(IFS=';'; echo "${results[*]}")"
     fi
-    pack
 fi
 
+pack
 echo
 echo "gpu-run-kit: summary ($((SECONDS - t0))s; results in $out)"
 printf '%s\n' "${lines[@]}"
