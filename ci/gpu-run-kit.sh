@@ -243,9 +243,14 @@ if [ ${#missing[@]} -gt 0 ]; then
     [ -n "$debs" ] || die "the system lacks ${missing[*]}, and no --debs DIR was given (make one with --fetch-debs DIR where apt works)"
     [ -d "$debs" ] && compgen -G "$debs/*.deb" >/dev/null || die "--debs $debs: no .deb files there"
     prefix=$work/deps
-    rm -rf "$prefix" && mkdir -p "$prefix"
-    for d in "$debs"/*.deb; do dpkg-deb -x "$d" "$prefix" 2>/dev/null || dpkg -x "$d" "$prefix" ||
-        die "cannot unpack $d (dpkg-deb)"; done
+    debs_sum=$(cd "$debs" && sha256sum ./*.deb | sha256sum | cut -c1-16)
+    if [ "$(cat "$prefix/.kit-debs" 2>/dev/null)" != "$debs_sum" ]; then
+        rm -rf "$prefix" && mkdir -p "$prefix"
+        for d in "$debs"/*.deb; do
+            dpkg-deb -x "$d" "$prefix" || die "cannot unpack $d (dpkg-deb -x)"
+        done
+        echo "$debs_sum" >"$prefix/.kit-debs"
+    fi
     lib=$prefix/usr/lib/x86_64-linux-gnu inc=$prefix/usr/include
     for m in "${missing[@]}"; do
         case $m in
@@ -474,6 +479,8 @@ elif gate sanitize build; then
         note sanitize "skipped (mxcts planned no process for $sanitize_suites: $(grep -m1 -io 'no GPU[^"]*\|skip[^"]*' "$plan/plan.json" | cut -c1-80))"; add 0 0 1
     else
         results=()
+        # Each run gets an even share of what is left of the stage's budget.
+        runs_left=$((2 * $(wc -l <"$plan.jobs"))) sanitize_end=$stage_end
         for tool in memcheck racecheck; do
             n=0
             while IFS= read -r line; do
@@ -489,7 +496,8 @@ elif gate sanitize build; then
                 name=$(printf '%s' "$*" | sed -n 's|.*--out [^ ]*/sanitize-plan/\([^ ]*\)/result.json.*|\1|p' | tr / -)
                 name=${tool}-${name:-job$n}
                 mkdir -p "$logs/sanitize"
-                trc=0
+                trc=0 stage_end=$((SECONDS + (sanitize_end - SECONDS) / runs_left))
+                runs_left=$((runs_left - 1))
                 within "$logs/sanitize/$name.log" env "${envs[@]}" "$sanitizer" --tool "$tool" \
                     --error-exitcode 86 --print-limit 100 "$@" || trc=$?
                 summ=$(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$logs/sanitize/$name.log" || true)
@@ -497,6 +505,7 @@ elif gate sanitize build; then
                     add 0 1 0; results+=("$name FAIL $(why "$trc")${summ:+: $summ}"); fi
             done <"$plan.jobs"
         done
+        stage_end=$sanitize_end
         r=ok
         [[ " ${results[*]} " == *FAIL* ]] && r=FAIL
         note sanitize "$r $(took): $(IFS=';'; echo "${results[*]}")"
