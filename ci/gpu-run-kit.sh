@@ -166,7 +166,8 @@ pack() {
         counts
     } >"$out/summary.txt"
     local parts=(logs) p
-    for p in build/config.log build-nocudnn/config.log mxcts-out; do
+    for p in build/config.log build-nocudnn/config.log mxcts-out sanitize-plan \
+             {build,build-nocudnn}/ref/tests/test_gpu.{log,trs} {build,build-nocudnn}/test-suite.log; do
         [ -e "$work/$p" ] && parts+=("$p")
     done
     # Profiler traces are large and repeat what results.json says.
@@ -191,6 +192,7 @@ stage_begin() {
         [ "$b" -le "$left" ] || b=$left
     fi
     stage_end=$((SECONDS + b)) stage_budget=$b
+    rm -rf "${logs:?}/$1.log" "$logs/$1"-*.log "${logs:?}/$1"
     echo "gpu-run-kit: === $1 (budget ${b}s)"
 }
 took() { echo "[$((SECONDS - stage_t0))s/${stage_budget}s]"; }
@@ -381,11 +383,12 @@ gate() {
 
 # 2. mxr-info
 if gate info build; then
-    within "$logs/mxr-info.log" "$build/ref/tools/mxr-info" --env || rc=$?
+    rc=0
+    within "$logs/info.log" "$build/ref/tools/mxr-info" --env || rc=$?
     if [ "$rc" -eq 0 ]; then
-        note info "ok $(took): $(grep -iE 'cuda|cudnn|gpu' "$logs/mxr-info.log" | grep -v '^+' | head -n 4 | tr -s ' \n' ' ')"; add 1 0 0
+        note info "ok $(took): $(grep -E '^(CUDA|cuDNN|GPUs):' "$logs/info.log" | tr -s ' \n' ' ')"; add 1 0 0
     else
-        note info "FAIL $(why "$rc") $(took) (logs/mxr-info.log)"; add 0 1 0
+        note info "FAIL $(why "$rc") $(took) (logs/info.log)"; add 0 1 0
     fi
     pack
 fi
@@ -431,8 +434,8 @@ fi
 
 # 5. gpu_bench
 if gate bench build; then
-    rc=0; within "$logs/gpu_bench.log" "$build/bench/gpu_bench" --check || rc=$?
-    grep -v '^+ ' "$logs/gpu_bench.log" >"$out/gpu_bench.txt" || true
+    rc=0; within "$logs/bench.log" "$build/bench/gpu_bench" --check || rc=$?
+    grep -v '^+ ' "$logs/bench.log" >"$out/gpu_bench.txt" || true
     ok=$(grep -c '  ok$' "$out/gpu_bench.txt" || true) missed=$(grep -c '  MISSED$' "$out/gpu_bench.txt" || true)
     if grep -q 'no GPU, nothing measured' "$out/gpu_bench.txt"; then
         note bench "skipped (no GPU) $(took)"; add 0 0 1
@@ -489,7 +492,11 @@ elif gate sanitize build; then
                 # in shell quoting: keep the environment, run the probe
                 # under the sanitizer.
                 eval "set -- $line"
-                while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
+                jobdir=$plan
+                while [ $# -gt 0 ] && [ "$1" != -- ]; do
+                    [ "$1" != --dir ] || jobdir=$2
+                    shift
+                done
                 shift
                 envs=()
                 while [ $# -gt 0 ] && [[ $1 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do envs+=("$1"); shift; done
@@ -498,8 +505,9 @@ elif gate sanitize build; then
                 mkdir -p "$logs/sanitize"
                 trc=0 stage_end=$((SECONDS + (sanitize_end - SECONDS) / runs_left))
                 runs_left=$((runs_left - 1))
-                within "$logs/sanitize/$name.log" env "${envs[@]}" "$sanitizer" --tool "$tool" \
-                    --error-exitcode 86 --print-limit 100 "$@" || trc=$?
+                mkdir -p "$jobdir"
+                (cd "$jobdir" && within "$logs/sanitize/$name.log" env "${envs[@]}" "$sanitizer" \
+                    --tool "$tool" --error-exitcode 86 --print-limit 100 "$@") || trc=$?
                 summ=$(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$logs/sanitize/$name.log" || true)
                 if [ "$trc" -eq 0 ]; then add 1 0 0; results+=("$name ok"); else
                     add 0 1 0; results+=("$name FAIL $(why "$trc")${summ:+: $summ}"); fi
