@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the checks CI runs, without Docker, from the repository root.
 #
-# usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--skip-mxnet] [--build-dir DIR] [-h|--help]
+# usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--skip-mxnet] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]
 #
 # Stages (each in its own build directory, relative to the repository root):
 #   main        ci/install-deps.sh, ./bootstrap, configure --enable-werror
@@ -23,6 +23,9 @@
 #   --skip-deps        do not run ci/install-deps.sh
 #   --skip-mxnet       do not run the mxnet stage
 #   --build-dir DIR    main build directory (also $BUILD_DIR)
+#   --count-results DIR STAMP
+#                      only print "N passed, N failed, N skipped" for the .trs
+#                      files under DIR newer than the file STAMP, and exit
 #
 # Environment:
 #   CONFIGURE_FLAGS  extra configure flags, whitespace separated (e.g.
@@ -38,7 +41,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--skip-mxnet] [--build-dir DIR] [-h|--help]"
+    echo "usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--skip-mxnet] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]"
 }
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,6 +52,7 @@ do_sanitizers=0
 do_distcheck=0
 do_deps=1
 do_mxnet=1
+count_args=()
 
 while [ $# -gt 0 ]; do
     case $1 in
@@ -60,7 +64,10 @@ while [ $# -gt 0 ]; do
             [ $# -ge 2 ] || { usage >&2; exit 2; }
             build_dir=$2; shift ;;
         --build-dir=*) build_dir=${1#--build-dir=} ;;
-        -h|--help) usage; sed -n '6,32s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        --count-results)
+            [ $# -ge 3 ] || { usage >&2; exit 2; }
+            count_args=("$2" "$3"); shift 2 ;;
+        -h|--help) usage; sed -n '6,40s/^# \{0,1\}//p' "$0"; exit 0 ;;
         *) usage >&2; echo "check.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
@@ -120,6 +127,11 @@ count_results() {
              }
              END { printf "%d passed, %d failed, %d skipped\n", p, f, s }'
 }
+
+if [ ${#count_args[@]} -gt 0 ]; then
+    count_results "${count_args[@]}"
+    exit 0
+fi
 
 # " (counts)" when tests ran since the stamp, else nothing.
 count_if_any() {
