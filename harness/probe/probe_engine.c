@@ -2,7 +2,8 @@
  * Engine workloads: a random read/write workload pushed through
  * MXEnginePushSyncND (results against a serial run; read overlap and write
  * exclusivity from the callbacks' own timestamps; which thread runs the
- * callbacks; WaitToRead waiting for its var only), and seed 002's
+ * callbacks; WaitToRead waiting for its var only; the checks of
+ * probe_waits.c), and seed 002's
  * asynchronous-computing observations.
  */
 #include <pthread.h>
@@ -208,6 +209,8 @@ int mxcts__probe_engine_random(struct probe *p) {
   }
   if (!rc) rc = check_read_overlap(p, arrays[0]);
   if (!rc) rc = check_wait_is_per_var(p, arrays[1], arrays[2]);
+  if (!rc) rc = mxcts__probe_check_waits(p, arrays[0]);
+  if (!rc) rc = mxcts__probe_check_overlap(p, arrays[1], arrays[2]);
   for (int v = 0; v < nvars; v++)
     if (arrays[v]) p->api.MXNDArrayFree(arrays[v]);
   free(ops), free(arrays), free(data), free(serial);

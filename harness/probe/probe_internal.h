@@ -122,4 +122,10 @@ int mxcts__probe_numerics(struct probe *p);
 int mxcts__probe_parity(struct probe *p); /* cpu(0) against gpu(0), same cases */
 int mxcts__probe_profiler_autostart(struct probe *p);
 
+/* engine_random's direct checks (probe_waits.c), on vars no other op uses:
+ * WaitToRead / WaitToWrite of `a` return after the ops on it have ended;
+ * ops writing `x` and `y` run at once.  Return 0 or -1 (a call failed). */
+int mxcts__probe_check_waits(struct probe *p, NDArrayHandle a);
+int mxcts__probe_check_overlap(struct probe *p, NDArrayHandle x, NDArrayHandle y);
+
 #endif /* MXCTS_PROBE_INTERNAL_H */

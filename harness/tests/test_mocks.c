@@ -5,6 +5,9 @@
  * test but the conformance run (harness/tests/local.mk), and holds the
  * host-wide lock like any mxcts run.
  *
+ * The engine-suite cases (nowait, serial) judge no timing: their verdicts
+ * come from the probe's deterministic checks.
+ *
  * In a sanitizer build (MXCTS_SANITIZERS set) timings mean nothing: the
  * ordering verdicts of the nobulk and noisy mocks are not asserted there.
  */
@@ -139,6 +142,43 @@ START_TEST(test_wrong_gradient_fails_numerics) {
 }
 END_TEST
 
+/* The engine suite against `mock`, one round: deterministic verdicts, no
+ * timing is judged. */
+static json_t *run_engine_suite(const char *dir, const char *mock) {
+  struct mxcts_options o;
+  mock_options(&o, dir, mock, "engine");
+  o.rounds = 1;
+  return hu_run_opts(&o);
+}
+
+START_TEST(test_early_waits_fail_wait_checks) {
+  char *dir = hu_tmpdir();
+  json_t *r = run_engine_suite(dir, "nowait");
+  expect_verdict(r, "engine/wait-to-read-waits-for-writes", "fail");
+  expect_verdict(r, "engine/wait-to-write-waits-for-reads-and-writes", "fail");
+  /* WaitAll still waits: what is read after it is right */
+  expect_verdict(r, "engine/matches-serial-run", "pass");
+  expect_verdict(r, "engine/independent-ops-overlap", "pass");
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_serial_engine_fails_overlap_checks) {
+  char *dir = hu_tmpdir();
+  json_t *r = run_engine_suite(dir, "serial");
+  expect_verdict(r, "engine/independent-ops-overlap", "fail");
+  expect_verdict(r, "engine/reads-overlap", "fail");
+  expect_verdict(r, "engine/wait-to-read-own-var-only", "fail");
+  /* a serial order is a valid one, and its waits are right */
+  expect_verdict(r, "engine/one-worker-runs-serially", "pass");
+  expect_verdict(r, "engine/matches-serial-run", "pass");
+  expect_verdict(r, "engine/wait-to-read-waits-for-writes", "pass");
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
 /* How many of the run's processes said they were slow on purpose. */
 static int count_slow_processes(const char *dir) {
   int n = 0;
@@ -184,6 +224,8 @@ int main(void) {
   tcase_add_test(tc, test_wrong_gradient_fails_numerics);
   tcase_add_test(tc, test_ignored_bulking_fails_structure_and_ordering);
   tcase_add_test(tc, test_noisy_timings_are_no_failure);
+  tcase_add_test(tc, test_early_waits_fail_wait_checks);
+  tcase_add_test(tc, test_serial_engine_fails_overlap_checks);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }
