@@ -229,8 +229,8 @@ static int new_matrix(struct probe *p, int n, NDArrayHandle *out, uint64_t seed)
   return rc;
 }
 
-static int invoke1(struct probe *p, const char *opname, int nin, NDArrayHandle *in, int nkv, const char **k,
-                   const char **v, NDArrayHandle *out) {
+int mxcts__probe_invoke1(struct probe *p, const char *opname, int nin, NDArrayHandle *in, int nkv, const char **k,
+                         const char **v, NDArrayHandle *out) {
   OpHandle op;
   PROBE_CALL(p, NNGetOpHandle, opname, &op);
   NDArrayHandle *outs = NULL;
@@ -247,7 +247,7 @@ static int plus_one_loop(struct probe *p, NDArrayHandle x, int iters, bool wait_
   double t0 = mxcts__probe_now_ms();
   for (int i = 0; i < iters; i++) {
     NDArrayHandle y;
-    if (invoke1(p, "_plus_scalar", 1, &x, 1, k, v, &y)) return -1;
+    if (mxcts__probe_invoke1(p, "_plus_scalar", 1, &x, 1, k, v, &y)) return -1;
     if (wait_each) PROBE_CALL(p, MXNDArrayWaitToRead, y);
     PROBE_CALL(p, MXNDArrayFree, y);
   }
@@ -263,7 +263,7 @@ int mxcts__probe_async_dot(struct probe *p) {
   PROBE_CALL(p, MXNDArrayWaitAll);
   double t0 = mxcts__probe_now_ms();
   NDArrayHandle in[2] = {a, b};
-  if (invoke1(p, "dot", 2, in, 0, NULL, NULL, &c)) return -1;
+  if (mxcts__probe_invoke1(p, "dot", 2, in, 0, NULL, NULL, &c)) return -1;
   double pushed = mxcts__probe_now_ms() - t0;
   PROBE_CALL(p, MXNDArrayWaitToRead, c);
   double done = mxcts__probe_now_ms() - t0;
