@@ -75,7 +75,7 @@ START_TEST(test_crash_in_forward_is_a_crash) {
   struct mxcts_options o;
   mock_options(&o, dir, "crash", "bulking-symbolic,bulking-cachedop");
   json_t *r = hu_run_opts(&o);
-  ck_assert_int_eq(expect_all(r, "crash"), 10);
+  ck_assert_int_eq(expect_all(r, "crash"), 11);
   const char *detail =
       json_string_value(json_object_get(hu_assertion(r, "bulking-symbolic/segments"), "detail"));
   ck_assert_msg(strstr(detail, "SIGSEGV") || strstr(detail, "SIGABRT"), "detail: %s", detail);
@@ -93,8 +93,8 @@ START_TEST(test_hang_in_forward_is_a_timeout) {
   double t0 = mxcts_now();
   json_t *r = hu_run_opts(&o);
   double took = mxcts_now() - t0;
-  ck_assert_int_eq(expect_all(r, "timeout"), 10);
-  /* 26 configs, one deadline each, two at a time; not one per round */
+  ck_assert_int_eq(expect_all(r, "timeout"), 11);
+  /* 28 configs, one deadline each, two at a time; not one per round */
   ck_assert_msg(took < 60, "the hanging mock took %.1f s", took);
   json_decref(r);
   hu_cleanup(dir);
