@@ -17,6 +17,7 @@ dist_suites_DATA = \
 	suites/gpu-cuda-graphs.json \
 	suites/gpu-numerics.json \
 	suites/gpu-parity.json \
+	suites/knobs.json \
 	suites/numerics.json \
 	suites/profiler.json
 expectationsdir = $(suitesdir)/expectations

@@ -301,6 +301,7 @@ static const struct workload workloads[] = {
     {"numerics", mxcts__probe_numerics},
     {"parity", mxcts__probe_parity},
     {"profiler_autostart", mxcts__probe_profiler_autostart},
+    {"knobs", mxcts__probe_knobs},
     {"gpu_count", gpu_count},
 };
 #define NUM_WORKLOADS ((int)(sizeof workloads / sizeof workloads[0]))

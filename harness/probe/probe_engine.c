@@ -2,7 +2,8 @@
  * Engine workloads: a random read/write workload pushed through
  * MXEnginePushSyncND (results against a serial run; read overlap and write
  * exclusivity from the callbacks' own timestamps; which thread runs the
- * callbacks; WaitToRead waiting for its var only), and seed 002's
+ * callbacks; WaitToRead waiting for its var only; the checks of
+ * probe_waits.c), and seed 002's
  * asynchronous-computing observations.
  */
 #include <pthread.h>
@@ -208,6 +209,8 @@ int mxcts__probe_engine_random(struct probe *p) {
   }
   if (!rc) rc = check_read_overlap(p, arrays[0]);
   if (!rc) rc = check_wait_is_per_var(p, arrays[1], arrays[2]);
+  if (!rc) rc = mxcts__probe_check_waits(p, arrays[0]);
+  if (!rc) rc = mxcts__probe_check_overlap(p, arrays[1], arrays[2]);
   for (int v = 0; v < nvars; v++)
     if (arrays[v]) p->api.MXNDArrayFree(arrays[v]);
   free(ops), free(arrays), free(data), free(serial);
@@ -226,8 +229,8 @@ static int new_matrix(struct probe *p, int n, NDArrayHandle *out, uint64_t seed)
   return rc;
 }
 
-static int invoke1(struct probe *p, const char *opname, int nin, NDArrayHandle *in, int nkv, const char **k,
-                   const char **v, NDArrayHandle *out) {
+int mxcts__probe_invoke1(struct probe *p, const char *opname, int nin, NDArrayHandle *in, int nkv, const char **k,
+                         const char **v, NDArrayHandle *out) {
   OpHandle op;
   PROBE_CALL(p, NNGetOpHandle, opname, &op);
   NDArrayHandle *outs = NULL;
@@ -244,7 +247,7 @@ static int plus_one_loop(struct probe *p, NDArrayHandle x, int iters, bool wait_
   double t0 = mxcts__probe_now_ms();
   for (int i = 0; i < iters; i++) {
     NDArrayHandle y;
-    if (invoke1(p, "_plus_scalar", 1, &x, 1, k, v, &y)) return -1;
+    if (mxcts__probe_invoke1(p, "_plus_scalar", 1, &x, 1, k, v, &y)) return -1;
     if (wait_each) PROBE_CALL(p, MXNDArrayWaitToRead, y);
     PROBE_CALL(p, MXNDArrayFree, y);
   }
@@ -260,7 +263,7 @@ int mxcts__probe_async_dot(struct probe *p) {
   PROBE_CALL(p, MXNDArrayWaitAll);
   double t0 = mxcts__probe_now_ms();
   NDArrayHandle in[2] = {a, b};
-  if (invoke1(p, "dot", 2, in, 0, NULL, NULL, &c)) return -1;
+  if (mxcts__probe_invoke1(p, "dot", 2, in, 0, NULL, NULL, &c)) return -1;
   double pushed = mxcts__probe_now_ms() - t0;
   PROBE_CALL(p, MXNDArrayWaitToRead, c);
   double done = mxcts__probe_now_ms() - t0;

@@ -42,7 +42,7 @@ static int build_chain(struct probe *p, int n, SymbolHandle *out) {
   return 0;
 }
 
-static int new_vector(struct probe *p, int len, const float *data, NDArrayHandle *out) {
+int mxcts__probe_new_vector(struct probe *p, int len, const float *data, NDArrayHandle *out) {
   uint32_t shape[] = {(uint32_t)len};
   PROBE_CALL(p, MXNDArrayCreateEx, shape, 1, p->dev_type, 0, 0, 0, out);
   if (data) PROBE_CALL(p, MXNDArraySyncCopyFromCPU, *out, data, (size_t)len);
@@ -101,7 +101,7 @@ static int run_executor(struct probe *p, bool train) {
   fill(p, x, c.len);
   for (int i = 0; i < c.len; i++) dy[i] = 1.0f + (float)i / 8; /* distinct, exact in float */
   NDArrayHandle X = NULL, DX = NULL, DY = NULL;
-  int rc = new_vector(p, c.len, x, &X) || new_vector(p, c.len, NULL, &DX) || new_vector(p, c.len, dy, &DY);
+  int rc = mxcts__probe_new_vector(p, c.len, x, &X) || mxcts__probe_new_vector(p, c.len, NULL, &DX) || mxcts__probe_new_vector(p, c.len, dy, &DY);
   uint32_t req = train ? 1 : 0;
   ExecutorHandle exe = NULL;
   /* aggregate_stats=1: aggregate statistics are being collected at bind,
@@ -182,20 +182,34 @@ static int cachedop_iteration(struct probe *p, CachedOpHandle cop, NDArrayHandle
   return 0;
 }
 
+/* static_alloc and static_shape, as seed 000's Gluon test hybridizes, plus
+ * forward_bulk_size / backward_bulk_size when given as params (Gluon's
+ * hybridize passes them the same way). */
+static int create_cached_op(struct probe *p, SymbolHandle sym, CachedOpHandle *cop) {
+  const char *keys[4] = {"static_alloc", "static_shape"}, *vals[4] = {"true", "true"};
+  const char *flags[] = {"forward_bulk_size", "backward_bulk_size"};
+  int n = 2;
+  for (int i = 0; i < 2; i++) {
+    const char *v = mxcts__probe_param_str(p, flags[i], NULL);
+    if (v) keys[n] = flags[i], vals[n++] = v;
+  }
+  PROBE_CALL(p, MXCreateCachedOpEx, sym, n, keys, vals, cop);
+  return 0;
+}
+
 int mxcts__probe_cachedop_flip_chain(struct probe *p) {
   struct chain c = chain_params(p);
   SymbolHandle sym;
   if (build_chain(p, c.num_ops, &sym)) return -1;
   CachedOpHandle cop;
-  const char *keys[] = {"static_alloc", "static_shape"}, *vals[] = {"true", "true"};
-  PROBE_CALL(p, MXCreateCachedOpEx, sym, 2, keys, vals, &cop);
+  if (create_cached_op(p, sym, &cop)) return -1;
   float *x = calloc((size_t)c.len, sizeof *x), *dy = calloc((size_t)c.len, sizeof *dy);
   float *y = calloc((size_t)c.len, sizeof *y), *g = calloc((size_t)c.len, sizeof *g);
   double *times = calloc((size_t)c.iterations + 1, sizeof *times);
   fill(p, x, c.len);
   for (int i = 0; i < c.len; i++) dy[i] = 1.0f + (float)i / 8;
   NDArrayHandle X = NULL, GX = NULL, DY = NULL;
-  int rc = new_vector(p, c.len, x, &X) || new_vector(p, c.len, NULL, &GX) || new_vector(p, c.len, dy, &DY);
+  int rc = mxcts__probe_new_vector(p, c.len, x, &X) || mxcts__probe_new_vector(p, c.len, NULL, &GX) || mxcts__probe_new_vector(p, c.len, dy, &DY);
   uint32_t req = 1;
   if (!rc && p->api.MXAutogradMarkVariables(1, &X, &req, &GX) != 0) rc = mxcts__probe_fail(p, "MXAutogradMarkVariables");
   for (int i = 0; i < c.warmup && !rc; i++) rc = cachedop_iteration(p, cop, X, DY, GX, NULL);
@@ -278,7 +292,7 @@ int mxcts__probe_imperative_flips(struct probe *p) {
   double *times = calloc((size_t)c.iterations + 1, sizeof *times);
   fill(p, x, c.len);
   NDArrayHandle X, last = NULL;
-  int rc = new_vector(p, c.len, x, &X);
+  int rc = mxcts__probe_new_vector(p, c.len, x, &X);
   if (!rc && p->api.MXEngineSetBulkSize(bulk, &prev) != 0) rc = mxcts__probe_fail(p, "MXEngineSetBulkSize");
   for (int i = 0; i < c.warmup && !rc; i++) {
     rc = imperative_run(p, op, X, c.num_ops, &last, NULL);
@@ -320,7 +334,7 @@ int mxcts__probe_profiler_autostart(struct probe *p) {
   float x[10];
   fill(p, x, 10);
   NDArrayHandle X;
-  if (new_vector(p, 10, x, &X)) return -1;
+  if (mxcts__probe_new_vector(p, 10, x, &X)) return -1;
   uint32_t req = 0;
   ExecutorHandle exe;
   NDArrayHandle no_grad[1] = {NULL};

@@ -106,6 +106,14 @@ int mxcts__probe_profile_end(struct probe *p, const char *pass);
  * iteration.  Records "pinning" in the result.  No-op for pin=none. */
 void mxcts__probe_pin_threads(struct probe *p);
 
+/* A new float32 vector of `len` on the probe's device, holding `data` when
+ * not NULL (probe_flip.c). */
+int mxcts__probe_new_vector(struct probe *p, int len, const float *data, NDArrayHandle *out);
+/* Invoke op `opname` imperatively on `nin` inputs with `nkv` parameters;
+ * *out is its first output (probe_engine.c). */
+int mxcts__probe_invoke1(struct probe *p, const char *opname, int nin, NDArrayHandle *in, int nkv, const char **k,
+                         const char **v, NDArrayHandle *out);
+
 /* Monotonic time in milliseconds (mxcts_now). */
 double mxcts__probe_now_ms(void);
 /* CPU seconds this process (all its threads) has used (getrusage). */
@@ -121,5 +129,12 @@ int mxcts__probe_async_dot(struct probe *p);
 int mxcts__probe_numerics(struct probe *p);
 int mxcts__probe_parity(struct probe *p); /* cpu(0) against gpu(0), same cases */
 int mxcts__probe_profiler_autostart(struct probe *p);
+int mxcts__probe_knobs(struct probe *p); /* C API knobs (probe_knobs.c) */
+
+/* engine_random's direct checks (probe_waits.c), on vars no other op uses:
+ * WaitToRead / WaitToWrite of `a` return after the ops on it have ended;
+ * ops writing `x` and `y` run at once.  Return 0 or -1 (a call failed). */
+int mxcts__probe_check_waits(struct probe *p, NDArrayHandle a);
+int mxcts__probe_check_overlap(struct probe *p, NDArrayHandle x, NDArrayHandle y);
 
 #endif /* MXCTS_PROBE_INTERNAL_H */

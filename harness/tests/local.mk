@@ -98,7 +98,8 @@ check_LTLIBRARIES = \
 	harness/tests/mock_hang.la \
 	harness/tests/mock_nobulk.la \
 	harness/tests/mock_badgrad.la \
-	harness/tests/mock_noisy.la
+	harness/tests/mock_noisy.la \
+	harness/tests/mock_engine.la
 
 harness_tests_mock_crash_la_SOURCES = harness/tests/mock_crash.c harness/tests/mock.h
 harness_tests_mock_crash_la_CFLAGS = $(MOCK_CFLAGS)
@@ -121,6 +122,11 @@ harness_tests_mock_noisy_la_CPPFLAGS = $(HARNESS_CPPFLAGS)
 harness_tests_mock_noisy_la_CFLAGS = $(MOCK_CFLAGS)
 harness_tests_mock_noisy_la_LDFLAGS = $(MOCK_LDFLAGS)
 harness_tests_mock_noisy_la_LIBADD = harness/common/libmxcts_common.la $(MOCK_LIBS)
+# engine: one planted engine bug, by MOCK_ENGINE_BUG (nowait, serial)
+harness_tests_mock_engine_la_SOURCES = harness/tests/mock_engine.c harness/tests/mock.h
+harness_tests_mock_engine_la_CFLAGS = $(MOCK_CFLAGS)
+harness_tests_mock_engine_la_LDFLAGS = $(MOCK_LDFLAGS)
+harness_tests_mock_engine_la_LIBADD = $(MOCK_LIBS)
 
 # The test times real work (orderings against the nobulk and noisy mocks):
 # it starts after every other test except the conformance run, which in turn

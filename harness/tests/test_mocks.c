@@ -5,6 +5,9 @@
  * test but the conformance run (harness/tests/local.mk), and holds the
  * host-wide lock like any mxcts run.
  *
+ * The engine-suite cases (nowait, serial) judge no timing: their verdicts
+ * come from the probe's deterministic checks.
+ *
  * In a sanitizer build (MXCTS_SANITIZERS set) timings mean nothing: the
  * ordering verdicts of the nobulk and noisy mocks are not asserted there.
  */
@@ -72,7 +75,7 @@ START_TEST(test_crash_in_forward_is_a_crash) {
   struct mxcts_options o;
   mock_options(&o, dir, "crash", "bulking-symbolic,bulking-cachedop");
   json_t *r = hu_run_opts(&o);
-  ck_assert_int_eq(expect_all(r, "crash"), 10);
+  ck_assert_int_eq(expect_all(r, "crash"), 11);
   const char *detail =
       json_string_value(json_object_get(hu_assertion(r, "bulking-symbolic/segments"), "detail"));
   ck_assert_msg(strstr(detail, "SIGSEGV") || strstr(detail, "SIGABRT"), "detail: %s", detail);
@@ -90,8 +93,8 @@ START_TEST(test_hang_in_forward_is_a_timeout) {
   double t0 = mxcts_now();
   json_t *r = hu_run_opts(&o);
   double took = mxcts_now() - t0;
-  ck_assert_int_eq(expect_all(r, "timeout"), 10);
-  /* 26 configs, one deadline each, two at a time; not one per round */
+  ck_assert_int_eq(expect_all(r, "timeout"), 11);
+  /* 28 configs, one deadline each, two at a time; not one per round */
   ck_assert_msg(took < 60, "the hanging mock took %.1f s", took);
   json_decref(r);
   hu_cleanup(dir);
@@ -136,6 +139,53 @@ START_TEST(test_wrong_gradient_fails_numerics) {
   expect_verdict(r, "bulking-imperative/output", "pass");
   json_decref(r);
   hu_cleanup(dir);
+}
+END_TEST
+
+struct expected {
+  const char *assertion, *verdict;
+};
+
+/* The engine suite against mock_engine with MOCK_ENGINE_BUG=bug, one
+ * round, must give each listed verdict: deterministic checks, no timing is
+ * judged. */
+static void expect_engine_suite(const char *bug, const struct expected *want, size_t n) {
+  char *dir = hu_tmpdir();
+  struct mxcts_options o;
+  mock_options(&o, dir, "engine", "engine");
+  o.rounds = 1;
+  setenv("MOCK_ENGINE_BUG", bug, 1);
+  mxcts_strv_push(&o.pass_env, "MOCK_ENGINE_BUG");
+  json_t *r = hu_run_opts(&o);
+  unsetenv("MOCK_ENGINE_BUG");
+  for (size_t i = 0; i < n; i++) expect_verdict(r, want[i].assertion, want[i].verdict);
+  json_decref(r);
+  hu_cleanup(dir);
+}
+
+START_TEST(test_early_waits_fail_wait_checks) {
+  static const struct expected want[] = {
+      {"engine/wait-to-read-waits-for-writes", "fail"},
+      {"engine/wait-to-write-waits-for-reads-and-writes", "fail"},
+      /* WaitAll still waits: what is read after it is right */
+      {"engine/matches-serial-run", "pass"},
+      {"engine/independent-ops-overlap", "pass"},
+  };
+  expect_engine_suite("nowait", want, sizeof want / sizeof want[0]);
+}
+END_TEST
+
+START_TEST(test_serial_engine_fails_overlap_checks) {
+  static const struct expected want[] = {
+      {"engine/independent-ops-overlap", "fail"},
+      {"engine/reads-overlap", "fail"},
+      {"engine/wait-to-read-own-var-only", "fail"},
+      /* a serial order is a valid one, and its waits are right */
+      {"engine/one-worker-runs-serially", "pass"},
+      {"engine/matches-serial-run", "pass"},
+      {"engine/wait-to-read-waits-for-writes", "pass"},
+  };
+  expect_engine_suite("serial", want, sizeof want / sizeof want[0]);
 }
 END_TEST
 
@@ -184,6 +234,8 @@ int main(void) {
   tcase_add_test(tc, test_wrong_gradient_fails_numerics);
   tcase_add_test(tc, test_ignored_bulking_fails_structure_and_ordering);
   tcase_add_test(tc, test_noisy_timings_are_no_failure);
+  tcase_add_test(tc, test_early_waits_fail_wait_checks);
+  tcase_add_test(tc, test_serial_engine_fails_overlap_checks);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }

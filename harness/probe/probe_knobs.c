@@ -1,0 +1,225 @@
+/*
+ * The knobs workload: C API settings observed from outside, each by an
+ * exact check (docs/probe-protocol.md):
+ *
+ * - MXEngineSetBulkSize returns the bulk size in effect before the call.
+ * - grad_req kinds, through MXAutogradMarkVariables and MXExecutorBindEX:
+ *   y = x * w, backward twice with a head gradient of ones, into a gradient
+ *   array of x that starts at 5: 'write' (1) leaves w, 'add' (3) 5 + 2w,
+ *   'null' (0) leaves 5.  w is marked 'write' so that a gradient is always
+ *   asked for.
+ * - profiler modes (--param profile=symbolic|imperative|autostart): which of
+ *   an executor's op and an imperative op the trace records.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "probe/probe.h"
+#include "probe/probe_internal.h"
+
+enum { LEN = 3, REQ_NULL = 0, REQ_WRITE = 1, REQ_ADD = 3 };
+
+static const float X0[LEN] = {1, 2, 3}, W0[LEN] = {3, 4, 5}, ONES[LEN] = {1, 1, 1}, START = 5;
+
+/* ------------------------------------------------------- bulk size */
+
+static int check_bulk_size_previous(struct probe *p) {
+  int prev0, prev1, prev2;
+  PROBE_CALL(p, MXEngineSetBulkSize, 7, &prev0);
+  PROBE_CALL(p, MXEngineSetBulkSize, 3, &prev1);
+  PROBE_CALL(p, MXEngineSetBulkSize, prev0, &prev2);
+  mxcts__probe_add_check(p, "set_bulk_size_returns_previous", prev1 == 7 && prev2 == 3,
+                         "MXEngineSetBulkSize(7), (3), (%d) returned %d, %d, %d (expected ..., 7, 3)", prev0,
+                         prev0, prev1, prev2);
+  return 0;
+}
+
+/* --------------------------------------------------------- grad_req */
+
+struct grad_arrays {
+  NDArrayHandle x, w, gx, gw, ones; /* gx starts at START */
+};
+
+static int grad_arrays_new(struct probe *p, struct grad_arrays *a) {
+  float start[LEN] = {START, START, START};
+  *a = (struct grad_arrays){0};
+  if (mxcts__probe_new_vector(p, LEN, X0, &a->x) || mxcts__probe_new_vector(p, LEN, W0, &a->w) ||
+      mxcts__probe_new_vector(p, LEN, start, &a->gx) || mxcts__probe_new_vector(p, LEN, NULL, &a->gw) ||
+      mxcts__probe_new_vector(p, LEN, ONES, &a->ones))
+    return -1;
+  return 0;
+}
+
+static void grad_arrays_free(struct probe *p, struct grad_arrays *a) {
+  NDArrayHandle all[] = {a->x, a->w, a->gx, a->gw, a->ones};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (all[i]) p->api.MXNDArrayFree(all[i]);
+}
+
+static const char *req_name(uint32_t req) { return req == REQ_NULL ? "null" : req == REQ_ADD ? "add" : "write"; }
+
+/* Compare x's gradient after two backward passes with what `req` gives. */
+static int check_grad(struct probe *p, const char *via, uint32_t req, NDArrayHandle gx) {
+  float g[LEN];
+  PROBE_CALL(p, MXNDArraySyncCopyToCPU, gx, g, LEN);
+  int wrong = 0;
+  for (int i = 0; i < LEN; i++) {
+    float want = req == REQ_WRITE ? W0[i] : req == REQ_ADD ? START + 2 * W0[i] : START;
+    wrong += g[i] != want;
+  }
+  char name[64];
+  snprintf(name, sizeof name, "%s_grad_req_%s", via, req_name(req));
+  mxcts__probe_add_check(p, name, wrong == 0,
+                         "x's gradient after two backward passes of x*w from %g (w = 3,4,5): [%g, %g, %g]",
+                         (double)START, (double)g[0], (double)g[1], (double)g[2]);
+  return 0;
+}
+
+static int autograd_pass(struct probe *p, struct grad_arrays *a) {
+  int prev;
+  NDArrayHandle in[2] = {a->x, a->w}, y;
+  PROBE_CALL(p, MXAutogradSetIsRecording, 1, &prev);
+  PROBE_CALL(p, MXAutogradSetIsTraining, 1, &prev);
+  int rc = mxcts__probe_invoke1(p, "elemwise_mul", 2, in, 0, NULL, NULL, &y);
+  PROBE_CALL(p, MXAutogradSetIsRecording, 0, &prev);
+  if (rc) return -1;
+  rc = p->api.MXAutogradBackwardEx(1, &y, &a->ones, 0, NULL, 0, 0, 1, NULL, NULL);
+  p->api.MXNDArrayFree(y);
+  return rc ? mxcts__probe_fail(p, "MXAutogradBackwardEx") : 0;
+}
+
+static int autograd_grad_req(struct probe *p, uint32_t req) {
+  struct grad_arrays a;
+  int rc = grad_arrays_new(p, &a);
+  NDArrayHandle vars[2] = {a.x, a.w}, grads[2] = {a.gx, a.gw};
+  uint32_t reqs[2] = {req, REQ_WRITE};
+  if (!rc && p->api.MXAutogradMarkVariables(2, vars, reqs, grads)) rc = mxcts__probe_fail(p, "MXAutogradMarkVariables");
+  for (int i = 0; i < 2 && !rc; i++) rc = autograd_pass(p, &a);
+  if (!rc) rc = check_grad(p, "autograd", req, a.gx);
+  grad_arrays_free(p, &a);
+  return rc;
+}
+
+/* y = elemwise_mul(x, w) as a symbol. */
+static int mul_symbol(struct probe *p, SymbolHandle *out) {
+  OpHandle op;
+  SymbolHandle args[2];
+  PROBE_CALL(p, NNGetOpHandle, "elemwise_mul", &op);
+  PROBE_CALL(p, MXSymbolCreateVariable, "x", &args[0]);
+  PROBE_CALL(p, MXSymbolCreateVariable, "w", &args[1]);
+  PROBE_CALL(p, MXSymbolCreateAtomicSymbol, op, 0, NULL, NULL, out);
+  PROBE_CALL(p, MXSymbolCompose, *out, "y", 2, NULL, args);
+  p->api.MXSymbolFree(args[0]);
+  p->api.MXSymbolFree(args[1]);
+  return 0;
+}
+
+static int executor_grad_req(struct probe *p, SymbolHandle sym, uint32_t req) {
+  struct grad_arrays a;
+  ExecutorHandle exe = NULL;
+  int rc = grad_arrays_new(p, &a);
+  NDArrayHandle in[2] = {a.x, a.w}, grads[2] = {a.gx, a.gw};
+  uint32_t reqs[2] = {req, REQ_WRITE};
+  if (!rc && p->api.MXExecutorBindEX(sym, p->dev_type, 0, 0, NULL, NULL, NULL, 2, in, grads, reqs, 0, NULL, NULL, &exe))
+    rc = mxcts__probe_fail(p, "MXExecutorBindEX");
+  for (int i = 0; i < 2 && !rc; i++) {
+    if (p->api.MXExecutorForward(exe, 1) || p->api.MXExecutorBackwardEx(exe, 1, &a.ones, 1))
+      rc = mxcts__probe_fail(p, "MXExecutorForward/MXExecutorBackwardEx");
+  }
+  if (!rc) rc = check_grad(p, "executor", req, a.gx);
+  if (exe) p->api.MXExecutorFree(exe);
+  grad_arrays_free(p, &a);
+  return rc;
+}
+
+static int check_grad_reqs(struct probe *p) {
+  static const uint32_t reqs[] = {REQ_WRITE, REQ_ADD, REQ_NULL};
+  SymbolHandle sym;
+  if (mul_symbol(p, &sym)) return -1;
+  int rc = 0;
+  for (int i = 0; i < 3 && !rc; i++) rc = autograd_grad_req(p, reqs[i]) || executor_grad_req(p, sym, reqs[i]);
+  p->api.MXSymbolFree(sym);
+  return rc ? -1 : 0;
+}
+
+/* --------------------------------------------------------- profiler */
+
+/* An executor forward of x*w (a symbolic op) and an imperative x + 1. */
+static int run_both_kinds(struct probe *p, SymbolHandle sym) {
+  struct grad_arrays a;
+  ExecutorHandle exe = NULL;
+  NDArrayHandle y = NULL;
+  const char *k[] = {"scalar"}, *v[] = {"1"};
+  int rc = grad_arrays_new(p, &a);
+  NDArrayHandle in[2] = {a.x, a.w}, no_grads[2] = {NULL, NULL};
+  uint32_t reqs[2] = {REQ_NULL, REQ_NULL};
+  if (!rc && p->api.MXExecutorBindEX(sym, p->dev_type, 0, 0, NULL, NULL, NULL, 2, in, no_grads, reqs, 0, NULL, NULL, &exe))
+    rc = mxcts__probe_fail(p, "MXExecutorBindEX");
+  if (!rc && p->api.MXExecutorForward(exe, 0)) rc = mxcts__probe_fail(p, "MXExecutorForward");
+  if (!rc) rc = mxcts__probe_invoke1(p, "_plus_scalar", 1, &a.x, 1, k, v, &y);
+  if (!rc && p->api.MXNDArrayWaitAll()) rc = mxcts__probe_fail(p, "MXNDArrayWaitAll");
+  if (y) p->api.MXNDArrayFree(y);
+  if (exe) p->api.MXExecutorFree(exe);
+  grad_arrays_free(p, &a);
+  return rc;
+}
+
+/* Start the profiler recording only the kind `mode` names. */
+static int start_profiler(struct probe *p, const char *mode, const char *file) {
+  bool sym = strcmp(mode, "symbolic") == 0;
+  const char *keys[] = {"profile_symbolic", "profile_imperative", "profile_api", "profile_memory", "filename"};
+  const char *vals[] = {sym ? "true" : "false", sym ? "false" : "true", "false", "false", file};
+  PROBE_CALL(p, MXSetProfilerConfig, 5, keys, vals);
+  PROBE_CALL(p, MXSetProfilerState, 1);
+  return 0;
+}
+
+static bool trace_has(const struct mxcts_pass_structure *s, const char *op) {
+  for (int i = 0; i < s->num_names; i++)
+    if (s->names[i] && strstr(s->names[i], op)) return true;
+  return false;
+}
+
+/* Report whether the trace recorded each kind, against expect_symbolic and
+ * expect_imperative. */
+static int report_trace(struct probe *p, const char *file, const char *mode) {
+  struct mxcts_pass_structure s;
+  char err[512];
+  if (mxcts_trace_read(file, &s, err, sizeof err)) {
+    mxcts__probe_add_check(p, "profiler_trace", false, "profile=%s: %s", mode, err);
+    return 0;
+  }
+  bool sym = trace_has(&s, "elemwise_mul"), imp = trace_has(&s, "_plus_scalar");
+  bool want_sym = mxcts__probe_param_long(p, "expect_symbolic", 0), want_imp = mxcts__probe_param_long(p, "expect_imperative", 0);
+  mxcts__probe_add_check(p, "profiler_mode_symbolic", sym == want_sym, "profile=%s: the executor's elemwise_mul is %s the trace",
+                         mode, sym ? "in" : "not in");
+  mxcts__probe_add_check(p, "profiler_mode_imperative", imp == want_imp, "profile=%s: the imperative _plus_scalar is %s the trace",
+                         mode, imp ? "in" : "not in");
+  mxcts_trace_free(&s);
+  return 0;
+}
+
+static int check_profiler_mode(struct probe *p, const char *mode) {
+  bool autostart = strcmp(mode, "autostart") == 0;
+  if (!autostart && strcmp(mode, "symbolic") && strcmp(mode, "imperative")) {
+    mxcts__probe_add_check(p, "params", false, "profile=%s: none, symbolic, imperative or autostart", mode);
+    return -1;
+  }
+  const char *file = autostart ? "profile.json" : "knobs-profile.json"; /* in the working directory */
+  SymbolHandle sym;
+  if (mul_symbol(p, &sym)) return -1;
+  int rc = autostart ? 0 : start_profiler(p, mode, file);
+  if (!rc) rc = run_both_kinds(p, sym);
+  p->api.MXSymbolFree(sym);
+  if (rc) return -1;
+  PROBE_CALL(p, MXSetProfilerState, 0);
+  PROBE_CALL(p, MXDumpProfile, 1);
+  return report_trace(p, file, mode);
+}
+
+int mxcts__probe_knobs(struct probe *p) {
+  const char *mode = mxcts__probe_param_str(p, "profile", "none");
+  if (strcmp(mode, "none") != 0) return check_profiler_mode(p, mode);
+  if (check_bulk_size_previous(p)) return -1;
+  return check_grad_reqs(p);
+}
