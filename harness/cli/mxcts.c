@@ -33,6 +33,7 @@
 #define EXIT_PASS 0
 #define EXIT_FAILED 1
 #define EXIT_USAGE 2
+#define EXIT_INCONCLUSIVE 3 /* no failure, some orderings undecided */
 
 static int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int usage_error(const char *cmd, const char *fmt, ...) {
@@ -701,6 +702,6 @@ int main(int argc, char **argv) {
   else if (!strcmp(cmd, "list")) rc = cmd_list(argc - 1, argv + 1);
   else if (!strcmp(cmd, "report")) rc = cmd_report(argc - 1, argv + 1);
   else return usage_error(cmd, "unknown command (run, plan, exec, judge, list, report)");
-  /* 0, 1 or 2 only: never automake's 77 (skip) or 99 (hard error). */
-  return rc == EXIT_PASS || rc == EXIT_FAILED ? rc : EXIT_USAGE;
+  /* 0, 1, 2 or 3 only: never automake's 77 (skip) or 99 (hard error). */
+  return rc == EXIT_PASS || rc == EXIT_FAILED || rc == EXIT_INCONCLUSIVE ? rc : EXIT_USAGE;
 }

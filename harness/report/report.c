@@ -137,8 +137,8 @@ int mxcts_results_check(json_t *doc, const char *file) {
   if (!rc && format != MXCTS_RESULTS_FORMAT)
     rc = mxcts_jfail_key(&at, "mxcts_results", "format %ld is not supported", format);
   if (!rc) rc = mxcts_jget_string(&at, doc, "status", true, &status);
-  if (!rc && strcmp(status, "pass") && strcmp(status, "fail"))
-    rc = mxcts_jfail_key(&at, "status", "\"%s\" is neither pass nor fail", status);
+  if (!rc && strcmp(status, "pass") && strcmp(status, "fail") && strcmp(status, "inconclusive"))
+    rc = mxcts_jfail_key(&at, "status", "\"%s\" is not pass, fail or inconclusive", status);
   free(status);
   if (!rc) rc = mxcts_jget_typed(&at, doc, "summary", true, JSON_OBJECT, &summary);
   if (!rc) rc = mxcts_jget_typed(&at, doc, "suites", true, JSON_ARRAY, &suites);
