@@ -418,14 +418,14 @@ END_TEST
 
 /* One pair that accepts H0 fails an assertion over several pairs. */
 START_TEST(test_one_failing_pair_fails_the_assertion) {
+  static const char pairs_suite[] =
+    "{\"format\": 1, \"name\": \"pairs\", \"workload\": \"fake\", \"configs\": ["
+    "{\"id\": \"slow\", \"env\": {\"FAKE_MS\": \"3\"}}, {\"id\": \"fast\", \"env\": {\"FAKE_MS\": \"1\"}},"
+    " {\"id\": \"also-slow\", \"env\": {\"FAKE_MS\": \"3\"}}], \"assertions\": ["
+    "{\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"slow\"], \"faster\": [\"fast\", \"also-slow\"]},"
+    " {\"id\": \"p\", \"type\": \"ordering\", \"slower\": [\"slow\", \"also-slow\"], \"faster\": [\"fast\"]}]}";
   char *dir = hu_tmpdir();
-  free(hu_write_suite(dir, "pairs",
-      "{\"format\": 1, \"name\": \"pairs\", \"workload\": \"fake\","
-      " \"configs\": [{\"id\": \"slow\", \"env\": {\"FAKE_MS\": \"3\"}},"
-      "  {\"id\": \"fast\", \"env\": {\"FAKE_MS\": \"1\"}}, {\"id\": \"also-slow\", \"env\": {\"FAKE_MS\": \"3\"}}],"
-      " \"assertions\": [{\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"slow\"],"
-      "   \"faster\": [\"fast\", \"also-slow\"]},"
-      "  {\"id\": \"p\", \"type\": \"ordering\", \"slower\": [\"slow\", \"also-slow\"], \"faster\": [\"fast\"]}]}"));
+  free(hu_write_suite(dir, "pairs", pairs_suite));
   json_t *r = hu_run(dir, 3, 1);
   assert_verdict(r, "pairs/o", "fail", "slow not slower than also-slow");
   assert_verdict(r, "pairs/p", "pass", NULL);
