@@ -4,13 +4,14 @@
  *   mxcts run     plan, execute, judge, report
  *   mxcts plan    write OUT/plan.json, print one job a line for GNU parallel
  *   mxcts exec    run one planned process (what the plan's lines call)
- *   mxcts judge   judge OUT (written by plan + exec), or print rerun jobs
+ *   mxcts judge   judge OUT (written by plan + exec), or print the next batch's jobs
  *   mxcts list    suites, configs, assertions
  *   mxcts report  re-render reports from a results file
  *
  * Exit status: 0 every assertion passed (xfail and skip count as passed),
- * 1 some failed, 2 usage or internal error.  Never 77 or 99 (automake's
- * skip and hard error).
+ * 1 some failed, 2 usage or internal error, 3 none failed but some
+ * orderings were inconclusive.  Never 77 or 99 (automake's skip and hard
+ * error).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,6 +33,7 @@
 #define EXIT_PASS 0
 #define EXIT_FAILED 1
 #define EXIT_USAGE 2
+#define EXIT_INCONCLUSIVE 3 /* no failure, some orderings undecided */
 
 static int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int usage_error(const char *cmd, const char *fmt, ...) {
@@ -67,7 +69,8 @@ static const char help_main[] =
     "  report   re-render reports from a JSON results file\n"
     "\n"
     "'mxcts COMMAND --help' describes each.  Exit status: 0 all assertions passed\n"
-    "(xfail and skip included), 1 some failed, 2 usage or internal error.\n";
+    "(xfail and skip included), 1 some failed, 2 usage or internal error, 3 none\n"
+    "failed but some orderings were inconclusive.\n";
 
 static const char help_run_opts[] =
     "  --impl LIB          library under test (default: the in-tree or installed libmxref.so)\n"
@@ -76,7 +79,8 @@ static const char help_run_opts[] =
     "  --probe PATH        the probe (default: mxcts-probe beside mxcts)\n"
     "  --suites DIR        suite directory (default: the in-tree or installed suites/)\n"
     "  --suite NAME        run only this suite (repeatable)\n"
-    "  --rounds N          rounds per suite instead of each suite's own (k follows from alpha)\n"
+    "  --rounds N          rounds of each suite's first batch instead of its own\n"
+    "                      (a suite's round budget grows to at least N)\n"
     "  --seed N            run seed (default: random; always reported)\n"
     "  --out DIR           results directory (default: ./mxcts-out)\n"
     "  --expectations F    expectation file (default: SUITES/expectations/NAME.txt if present;\n"
@@ -86,6 +90,8 @@ static const char help_run_opts[] =
     "  --jobs N            untimed processes at a time (timed work always runs alone)\n"
     "  --pass-env NAME     also pass this variable through to the probe (repeatable)\n"
     "  --timeout-scale X   multiply every suite's per-process timeout\n"
+    "  --max-backoff S     longest wait before a batch while rounds run contended\n"
+    "                      (default 30; 0: no wait)\n"
     "  --grace S           seconds between SIGTERM and SIGKILL at a deadline (default 2)\n"
     "  --keep-going        run every round of a config even after one crashed or timed\n"
     "                      out (default: its later processes are skipped, same verdict)\n"
@@ -96,7 +102,8 @@ static const char help_run_opts[] =
 static void print_help(const char *cmd) {
   if (!strcmp(cmd, "run")) {
     printf("usage: mxcts run [OPTIONS]\n\nPlan every (suite, config, round), run each as a fresh "
-           "probe process, judge,\nrerun failed orderings once with a new seed, and report.\n\n%s",
+           "probe process, judge,\nrun further batches of rounds while orderings are undecided "
+           "(up to each\nsuite's max_rounds), and report.\n\n%s",
            help_run_opts);
   } else if (!strcmp(cmd, "plan")) {
     printf("usage: mxcts plan [OPTIONS]    (the options of 'mxcts run')\n\n"
@@ -106,7 +113,8 @@ static void print_help(const char *cmd) {
            "judge:\n\n"
            "  mxcts plan --out OUT ... > jobs.txt\n"
            "  parallel --jobs 4 < jobs.txt\n"
-           "  mxcts judge --out OUT --reruns > reruns.txt; parallel < reruns.txt\n"
+           "  until mxcts judge --out OUT --next-batch > batch.txt; [ ! -s batch.txt ]; do\n"
+           "    parallel < batch.txt; done\n"
            "  mxcts judge --out OUT\n\n"
            "On many hosts: parallel --sshloginfile HOSTS < jobs.txt, with OUT, the probe, mxcts\n"
            "and the library at the same paths on every host (a shared file system).\n"
@@ -123,12 +131,14 @@ static void print_help(const char *cmd) {
            "out, F is made to name DIR.  Exit status 0 when the outcome was recorded\n"
            "(whatever the program did), 2 otherwise.\n");
   } else if (!strcmp(cmd, "judge")) {
-    printf("usage: mxcts judge --out DIR [--reruns] [--tap F] [--junit F] [--json F] [--html F]\n"
+    printf("usage: mxcts judge --out DIR [--next-batch] [--tap F] [--junit F] [--json F] [--html F]\n"
            "                   [--expectations F]\n\n"
            "Judge the processes of DIR/plan.json from the files they left, write\n"
            "DIR/results.json and the reports the plan asked for (or these options).\n"
-           "--reruns: instead, add a rerun (new seed) of every suite whose orderings failed\n"
-           "to the plan and print its job lines (nothing when none is needed).\n");
+           "--next-batch: instead, add the next batch of rounds of every suite whose\n"
+           "orderings are undecided to the plan and print its job lines (nothing when none\n"
+           "is needed or the round budgets are spent), after a bounded wait when their\n"
+           "rounds ran contended.\n");
   } else if (!strcmp(cmd, "list")) {
     printf("usage: mxcts list [--suites DIR] [--suite NAME ...]\n\n"
            "Print each suite with its configurations (environment) and assertions, after\n"
@@ -136,7 +146,7 @@ static void print_help(const char *cmd) {
   } else if (!strcmp(cmd, "report")) {
     printf("usage: mxcts report RESULTS.json [--tap F] [--junit F] [--json F] [--html F]\n\n"
            "Re-render reports from a results file (OUT/results.json of a run); prints the\n"
-           "summary.  Exit status as for run: 0 passed, 1 failed, 2 error.\n");
+           "summary.  Exit status as for run: 0 passed, 1 failed, 2 error, 3 inconclusive.\n");
   } else {
     fputs(help_main, stdout);
   }
@@ -198,8 +208,8 @@ static char *impl_name_of(const char *impl) {
 enum {
   OPT_IMPL = 256, OPT_IMPL_NAME, OPT_PROBE, OPT_SUITES, OPT_SUITE, OPT_ROUNDS, OPT_SEED, OPT_OUT,
   OPT_EXPECT, OPT_TAP, OPT_JUNIT, OPT_JSON, OPT_HTML, OPT_JOBS, OPT_PASS_ENV, OPT_TSCALE,
-  OPT_GRACE, OPT_LOCK_FILE, OPT_NO_PROGRESS, OPT_HELP, OPT_RERUNS, OPT_DIR, OPT_TIMEOUT, OPT_LOCK,
-  OPT_KEEP_GOING, OPT_GROUP_FILE
+  OPT_GRACE, OPT_LOCK_FILE, OPT_NO_PROGRESS, OPT_HELP, OPT_NEXT_BATCH, OPT_DIR, OPT_TIMEOUT, OPT_LOCK,
+  OPT_KEEP_GOING, OPT_GROUP_FILE, OPT_MAX_BACKOFF
 };
 
 static const struct option run_longopts[] = {
@@ -219,6 +229,7 @@ static const struct option run_longopts[] = {
     {"jobs", required_argument, NULL, OPT_JOBS},
     {"pass-env", required_argument, NULL, OPT_PASS_ENV},
     {"timeout-scale", required_argument, NULL, OPT_TSCALE},
+    {"max-backoff", required_argument, NULL, OPT_MAX_BACKOFF},
     {"grace", required_argument, NULL, OPT_GRACE},
     {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
     {"lock-file", required_argument, NULL, OPT_LOCK_FILE},
@@ -246,7 +257,7 @@ static bool parse_double(const char *s, double min, double max, double *out) {
 
 struct cli {
   struct mxcts_options opt;
-  bool seed_given, no_progress, no_lock, no_expect;
+  bool seed_given, no_progress, no_lock, no_expect, backoff_given;
 };
 
 static void set_str(char **field, const char *v) {
@@ -299,6 +310,11 @@ static int run_option(const char *cmd, int c, const char *arg, struct cli *cl) {
     if (!parse_double(arg, 0.001, 1000, &o->timeout_scale))
       return usage_error(cmd, "--timeout-scale %s: expected a number in [0.001, 1000]", arg);
     return 0;
+  case OPT_MAX_BACKOFF:
+    if (!parse_double(arg, 0, 3600, &o->max_backoff_s))
+      return usage_error(cmd, "--max-backoff %s: expected seconds in [0, 3600]", arg);
+    cl->backoff_given = true;
+    return 0;
   case OPT_GRACE:
     if (!parse_double(arg, 0, 3600, &o->grace_s))
       return usage_error(cmd, "--grace %s: expected seconds in [0, 3600]", arg);
@@ -349,6 +365,7 @@ static int complete_options(const char *cmd, struct cli *cl) {
   if (!cl->seed_given) o->seed = mxcts_random_seed() & 0xffffffffULL;
   if (!o->jobs) o->jobs = 1;
   if (!o->grace_s) o->grace_s = 2.0;
+  if (!cl->backoff_given) o->max_backoff_s = 30.0;
   if (!o->lock_file && !cl->no_lock) o->lock_file = mxcts_default_lock_file();
   char *self = self_dir ? mxcts_xasprintf("%s/mxcts", self_dir) : NULL;
   o->self = self && mxcts_is_executable(self) ? self : (free(self), mxcts_xstrdup("mxcts"));
@@ -420,19 +437,19 @@ static int cmd_run_or_plan(const char *cmd, int argc, char **argv) {
 }
 
 static const struct option judge_longopts[] = {
-    {"out", required_argument, NULL, OPT_OUT},   {"reruns", no_argument, NULL, OPT_RERUNS},
+    {"out", required_argument, NULL, OPT_OUT},   {"next-batch", no_argument, NULL, OPT_NEXT_BATCH},
     {"tap", required_argument, NULL, OPT_TAP},   {"junit", required_argument, NULL, OPT_JUNIT},
     {"json", required_argument, NULL, OPT_JSON}, {"html", required_argument, NULL, OPT_HTML},
     {"expectations", required_argument, NULL, OPT_EXPECT},
     {"help", no_argument, NULL, OPT_HELP},       {NULL, 0, NULL, 0}};
 
-static int judge_args(int argc, char **argv, struct cli *cl, bool *reruns, bool *help) {
+static int judge_args(int argc, char **argv, struct cli *cl, bool *next_batch, bool *help) {
   int c;
   optind = 1;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":", judge_longopts, NULL)) != -1) {
     if (c == OPT_HELP) *help = true;
-    else if (c == OPT_RERUNS) *reruns = true;
+    else if (c == OPT_NEXT_BATCH) *next_batch = true;
     else if (c == '?') return usage_error("judge", "unknown option %s", argv[optind - 1]);
     else if (c == ':') return usage_error("judge", "option %s needs a value", argv[optind - 1]);
     else {
@@ -451,10 +468,41 @@ static void override(char **field, char *value) {
   *field = value;
 }
 
+/* The busy batches in a row so far, kept in OUT/busy-batches between the
+ * calls of `judge --next-batch` (what session.c counts in memory). */
+static int busy_batches_update(const char *out, bool busy) {
+  char *path = mxcts_xasprintf("%s/busy-batches", out), *text = NULL;
+  int n = 0;
+  if (busy && mxcts_read_file(path, &text, NULL) == 0) n = atoi(text);
+  n = busy ? n + 1 : 0;
+  FILE *f = fopen(path, "w");
+  if (f) fprintf(f, "%d\n", n), fclose(f);
+  free(text);
+  free(path);
+  return n;
+}
+
+/* judge --next-batch: wait when the undecided rounds ran contended, add the
+ * next batch to the plan and print its lines. */
+static int print_next_batch(struct mxcts_plan *p, const json_t *results) {
+  size_t first = mxcts_session_add_batches(p, results);
+  if (first == p->njobs) return 0;
+  if (mxcts_plan_write(p)) return internal_error("judge");
+  bool busy = mxcts_session_backoff(results, 1, 1.0) > 0;
+  double wait = mxcts_session_backoff(results, busy_batches_update(p->opt.out, busy),
+                                      p->opt.max_backoff_s);
+  if (wait > 0) {
+    fprintf(stderr, "mxcts judge: rounds ran contended: waiting %gs before the next batch\n", wait);
+    mxcts_sleep(wait);
+  }
+  mxcts_plan_print_lines(p, first, stdout);
+  return 0;
+}
+
 static int cmd_judge(int argc, char **argv) {
   struct cli cl = {0};
-  bool reruns = false, help = false;
-  int rc = judge_args(argc, argv, &cl, &reruns, &help);
+  bool next_batch = false, help = false;
+  int rc = judge_args(argc, argv, &cl, &next_batch, &help);
   if (help) print_help("judge");
   if (rc || help) return mxcts_options_free(&cl.opt), rc;
   struct mxcts_plan p;
@@ -476,10 +524,8 @@ static int cmd_judge(int argc, char **argv) {
   mxcts_options_free(&cl.opt);
   json_t *results = NULL;
   if (mxcts_judge(&p, &results)) rc = internal_error("judge");
-  else if (reruns) {
-    size_t first = mxcts_session_add_reruns(&p, results);
-    rc = first < p.njobs && mxcts_plan_write(&p) ? internal_error("judge") : 0;
-    if (!rc) mxcts_plan_print_lines(&p, first, stdout);
+  else if (next_batch) {
+    rc = print_next_batch(&p, results);
   } else {
     rc = finish_reports("judge", &p, results);
   }
@@ -556,9 +602,11 @@ static int cmd_exec(int argc, char **argv) {
 /* --- list and report ------------------------------------------------------------------------ */
 
 static void list_suite(const struct mxcts_suite *s) {
-  printf("%s: %s\n  workload %s, %s, %d rounds, k = %d, margin %g, timeout %gs\n", s->name,
+  printf("%s: %s\n  workload %s, %s, %d rounds, batches of %d up to %d, SPRT p0 %g p1 %g "
+         "alpha %g beta %g, margin %g, timeout %gs\n", s->name,
          s->description ? s->description : "", s->workload, s->timed ? "timed" : "untimed",
-         s->rounds, s->k, s->margin, s->timeout_s);
+         s->rounds, s->batch, s->max_rounds, s->sprt.p0, s->sprt.p1, s->sprt.alpha, s->sprt.beta,
+         s->margin, s->timeout_s);
   for (size_t c = 0; c < s->nconfigs; c++) {
     printf("  config %s:", s->configs[c].id);
     for (size_t i = 0; i < s->configs[c].env.n; i++)
@@ -654,6 +702,6 @@ int main(int argc, char **argv) {
   else if (!strcmp(cmd, "list")) rc = cmd_list(argc - 1, argv + 1);
   else if (!strcmp(cmd, "report")) rc = cmd_report(argc - 1, argv + 1);
   else return usage_error(cmd, "unknown command (run, plan, exec, judge, list, report)");
-  /* 0, 1 or 2 only: never automake's 77 (skip) or 99 (hard error). */
-  return rc == EXIT_PASS || rc == EXIT_FAILED ? rc : EXIT_USAGE;
+  /* 0, 1, 2 or 3 only: never automake's 77 (skip) or 99 (hard error). */
+  return rc == EXIT_PASS || rc == EXIT_FAILED || rc == EXIT_INCONCLUSIVE ? rc : EXIT_USAGE;
 }

@@ -2,8 +2,8 @@
  * harness/common/common.h: what every part of the harness shares (mxcts,
  * mxcts-probe and the oracle): the per-thread last error, allocation,
  * growable strings and string lists, files and directories, shell quoting,
- * names, a seeded PRNG, the monotonic clock, and the statistics of the sign
- * test.  Nothing here needs Jansson; the JSON helpers are in
+ * names, a seeded PRNG, the monotonic clock, and the statistics of the
+ * ordering test (the SPRT).  Nothing here needs Jansson; the JSON helpers are in
  * common/jsonv.h.
  *
  * Errors.  A function that can fail returns an int: 0 on success, a negative
@@ -124,32 +124,30 @@ uint64_t mxcts_random_seed(void);
 
 /* Monotonic time in seconds. */
 double mxcts_now(void);
+/* Sleep `s` seconds (nothing for s <= 0), resuming after signals. */
+void mxcts_sleep(double s);
 
 /*
- * Statistics: exact binomial tails, the one-sided sign test that judges
- * orderings, and the distribution-free lower confidence bound of a ratio.
+ * Statistics: exact binomial tails and Wald's sequential probability ratio
+ * test (SPRT) that judges orderings (docs/harness.md derives all of this).
  *
- * No normal approximation anywhere: binomial probabilities are sums of exact
- * terms C(n,i) p^i (1-p)^(n-i), each computed in log space with lgamma, so
- * they are accurate to about 1e-12 relative for n up to MXCTS_BINOM_MAX.
+ * Binomial probabilities are sums of exact terms C(n,i) p^i (1-p)^(n-i),
+ * each computed in log space with lgamma (about 1e-12 relative for n up to
+ * MXCTS_BINOM_MAX).
  *
- * The sign test (docs/harness.md derives all of this):
- *   R rounds, one ratio r_i = slower_i / faster_i per round.  Under the null
- *   hypothesis "the slower side is not more than (1 + margin) times slower",
- *   P(r_i > 1 + margin) <= 1/2 for every round independently, so the number of
- *   wins W = #{i : r_i > 1 + margin} is stochastically at most Bin(R, 1/2).
- *   The test passes when W >= k; its false-pass probability is at most
- *   P(Bin(R, 1/2) >= k) (0.0073 for the defaults R = 25, k = 19).
- *   The p-value of an observed W is P(Bin(R, 1/2) >= W).
- *
- * The lower confidence bound:
- *   With r_(1) <= ... <= r_(R) sorted and m the median of the ratio's
- *   distribution, r_(j) <= m exactly when at least j rounds are <= m, so
- *   P(r_(j) <= m) = P(Bin(R, 1/2) >= j).  Taking j = R - k + 1 gives
- *   P(r_(j) <= m) = P(Bin(R, 1/2) <= k - 1) = 1 - P(Bin(R, 1/2) >= k):
- *   r_(R-k+1) is a lower bound of the median ratio at confidence
- *   1 - P(Bin(R,1/2) >= k) (99.27 % for R = 25, k = 19).  It is dual to the
- *   test: W >= k exactly when r_(R-k+1) > 1 + margin.
+ * The SPRT: rounds, in the order they ran, each give a ratio
+ * r = slower / faster; a round counts only when it ran uncontended, and a
+ * counted round is a *win* when r > 1 + margin.  H0: P(win) <= p0 (no
+ * ordering beyond the margin); H1: P(win) >= p1.  After each counted round
+ * the log-likelihood ratio
+ *   LLR = wins * ln(p1/p0) + losses * ln((1-p1)/(1-p0))
+ * is compared with Wald's bounds  upper = ln((1-beta)/alpha)  and
+ * lower = ln(beta/(1-alpha)): at or above upper H1 is accepted (pass), at or
+ * below lower H0 is accepted (fail), in between the test continues.  The
+ * first crossing decides; rounds after it change nothing.  alpha bounds the
+ * false pass (accepting H1 when p <= p0) and beta the false fail (accepting
+ * H0 when p >= p1), whatever the batching, since only the order of rounds
+ * matters.
  *
  * No function here allocates memory that outlives the call.
  */
@@ -164,29 +162,46 @@ double mxcts_binom_sf(int n, int k, double p);
 /* P(X <= k): 0 for k < 0, 1 for k >= n. */
 double mxcts_binom_cdf(int n, int k, double p);
 
-/* The smallest k with P(Bin(rounds, 1/2) >= k) <= alpha, or rounds + 1 when
- * even k = rounds is not rare enough (too few rounds for alpha).
- * rounds in [1, MXCTS_BINOM_MAX], alpha in (0, 1); otherwise -1. */
-int mxcts_sign_test_min_k(int rounds, double alpha);
+struct mxcts_sprt_params {
+  double p0, p1;        /* 0 < p0 < p1 < 1 */
+  double alpha, beta;   /* each in (0, 0.5) */
+};
+/* MXR_EINVAL (with a message naming the value) unless the params fit. */
+int mxcts_sprt_check(const struct mxcts_sprt_params *p);
 
-struct mxcts_sign_test {
-  int rounds;           /* R: ratios given */
-  int k;                /* wins needed */
-  double margin;        /* a round is a win when its ratio > 1 + margin */
-  int wins;             /* W */
-  bool pass;            /* W >= k */
-  double p_value;       /* P(Bin(R, 1/2) >= W) */
-  double false_pass;    /* P(Bin(R, 1/2) >= k): the test's size */
-  double ratio_median;  /* median of the ratios */
-  double lower_bound;   /* r_(R-k+1): the distribution-free lower bound */
-  double confidence;    /* 1 - false_pass: the bound's confidence */
+enum mxcts_sprt_decision { MXCTS_SPRT_CONTINUE, MXCTS_SPRT_ACCEPT_H1, MXCTS_SPRT_ACCEPT_H0 };
+
+struct mxcts_sprt {
+  struct mxcts_sprt_params params;
+  double win_step, loss_step;   /* ln(p1/p0) > 0, ln((1-p1)/(1-p0)) < 0 */
+  double lower, upper;          /* Wald's bounds */
+  double llr;                   /* after the counted rounds up to the decision */
+  int wins, counted;            /* up to the decision */
+  int left_out;                 /* contended rounds seen before the decision */
+  int decided_at;               /* 1-based round of the decision; 0 while undecided */
+  enum mxcts_sprt_decision decision;
 };
 
-/* Run the test on `n` ratios (each finite and > 0; the caller checks).
- * Returns MXR_EINVAL (with a message) for n < 1, k outside
- * (n/2, n], or margin <= -1. */
-int mxcts_sign_test(const double *ratios, int n, int k, double margin,
-                    struct mxcts_sign_test *out);
+void mxcts_sprt_init(struct mxcts_sprt *t, const struct mxcts_sprt_params *p);
+/* One round: `counted` false (contended) leaves the LLR alone.  Nothing
+ * changes once decided.  Returns the decision. */
+enum mxcts_sprt_decision mxcts_sprt_step(struct mxcts_sprt *t, bool win, bool counted);
+/* All rounds of a pair in the order they ran: round i is a win when
+ * ratios[i] > 1 + margin, and counts when counted[i] (NULL: all count). */
+void mxcts_sprt_rounds(struct mxcts_sprt *t, const double *ratios, const bool *counted, int n,
+                       double margin);
+/* "pass", "fail" or "continue". */
+const char *mxcts_sprt_decision_name(enum mxcts_sprt_decision d);
+
+/* Exact operating figures of the SPRT truncated after `max_rounds` counted
+ * rounds when each round wins with probability p (a walk over (wins,
+ * losses)): probabilities of pass, fail and undecided, and the expected
+ * number of counted rounds. */
+struct mxcts_sprt_oc {
+  double pass, fail, undecided, mean_rounds;
+};
+void mxcts_sprt_exact(const struct mxcts_sprt_params *p, double win_p, int max_rounds,
+                      struct mxcts_sprt_oc *out);
 
 /* The median of n values (the mean of the middle two for even n); NaN for
  * n == 0.  Does not modify x. */

@@ -1,4 +1,4 @@
-/* Exact binomial tails and the sign test (common/common.h). */
+/* Exact binomial tails and quantiles (common/common.h). */
 #include "common/common.h"
 
 #include <math.h>
@@ -54,16 +54,6 @@ double mxcts_binom_cdf(int n, int k, double p) {
   return pmf_sum(n, 0, k, p);
 }
 
-int mxcts_sign_test_min_k(int rounds, double alpha) {
-  if (rounds < 1 || rounds > MXCTS_BINOM_MAX || !(alpha > 0.0 && alpha < 1.0)) return -1;
-  /* The tail shrinks as k grows: walk down from k = rounds. */
-  int k = rounds + 1;
-  while (k - 1 >= 0 && mxcts_binom_sf(rounds, k - 1, 0.5) <= alpha) k--;
-  return k;
-}
-
-static double sign_test_p(int rounds, int wins) { return mxcts_binom_sf(rounds, wins, 0.5); }
-
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -89,28 +79,3 @@ double mxcts_quantile(const double *x, size_t n, double q) {
   return v;
 }
 
-int mxcts_sign_test(const double *ratios, int n, int k, double margin,
-                    struct mxcts_sign_test *out) {
-  if (n < 1 || n > MXCTS_BINOM_MAX)
-    return mxcts_set_error(MXR_EINVAL, "sign test: %d rounds (need 1..%d)", n, MXCTS_BINOM_MAX);
-  if (2 * k <= n || k > n)
-    return mxcts_set_error(MXR_EINVAL, "sign test: k = %d for %d rounds (need %d/2 < k <= %d)",
-                           k, n, n, n);
-  if (!(margin > -1.0))
-    return mxcts_set_error(MXR_EINVAL, "sign test: margin %g (need > -1)", margin);
-  memset(out, 0, sizeof *out);
-  out->rounds = n;
-  out->k = k;
-  out->margin = margin;
-  for (int i = 0; i < n; i++)
-    if (ratios[i] > 1.0 + margin) out->wins++;
-  out->pass = out->wins >= k;
-  out->p_value = sign_test_p(n, out->wins);
-  out->false_pass = sign_test_p(n, k);
-  out->confidence = 1.0 - out->false_pass;
-  double *s = sorted_copy(ratios, (size_t)n);
-  out->lower_bound = s[n - k]; /* r_(R-k+1), 1-based */
-  out->ratio_median = mxcts_median(ratios, (size_t)n);
-  free(s);
-  return 0;
-}

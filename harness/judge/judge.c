@@ -10,7 +10,7 @@
 #include "judge/judge_internal.h"
 
 static const char *const verdict_names[MXCTS_NUM_VERDICTS] = {
-    "pass", "fail", "crash", "timeout", "error", "skip", "xfail", "xpass"};
+    "pass", "fail", "crash", "timeout", "error", "skip", "xfail", "xpass", "inconclusive"};
 
 const char *mxcts_verdict_name(enum mxcts_verdict v) {
   return (unsigned)v < MXCTS_NUM_VERDICTS ? verdict_names[v] : "?";
@@ -118,7 +118,8 @@ static void free_evidence(struct mxcts_evidence *ev) {
 size_t mxcts__judge_jobs(const struct mxcts_judging *j, size_t suite, size_t config,
                          enum mxcts_job_kind kind, size_t **out) {
   const struct mxcts_plan *p = j->plan;
-  size_t n = kind == MXCTS_JOB_PROFILE ? 1 : (size_t)p->suites[suite].rounds;
+  size_t n = kind == MXCTS_JOB_PROFILE ? 1 : (size_t)mxcts_plan_rounds_run(p, suite);
+  if (n == 0) n = 1;
   *out = mxcts_xmalloc(n * sizeof **out);
   for (size_t i = 0; i < n; i++) (*out)[i] = SIZE_MAX;
   size_t found = 0;
@@ -189,10 +190,10 @@ static bool process_verdict(const struct mxcts_judging *j, size_t si,
 /* --- one assertion ------------------------------------------------------------------- */
 
 static void evaluate(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
-                     enum mxcts_job_kind kind, struct mxcts_eval *e) {
+                     struct mxcts_eval *e) {
   switch (a->type) {
   case MXCTS_A_STRUCTURE: mxcts__eval_structure(j, si, a, e); break;
-  case MXCTS_A_ORDERING: mxcts__eval_ordering(j, si, a, kind, e); break;
+  case MXCTS_A_ORDERING: mxcts__eval_ordering(j, si, a, e); break;
   case MXCTS_A_CHECKS: mxcts__eval_checks(j, si, a, e); break;
   case MXCTS_A_VALUE: mxcts__eval_value(j, si, a, e); break;
   case MXCTS_A_EQUAL: mxcts__eval_equal(j, si, a, e); break;
@@ -207,37 +208,16 @@ static void eval_reset(struct mxcts_eval *e) {
   e->diag = json_object();
 }
 
-/* Whether the plan's rerun of the suite covers every config of `a`. */
-static bool rerun_covers(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a) {
-  if (!mxcts_plan_rerun(j->plan, si)) return false;
-  for (size_t i = 0; i < a->nconfigs; i++) {
-    size_t *jobs;
-    size_t found = mxcts__judge_jobs(j, si, a->configs[i], MXCTS_JOB_RERUN, &jobs);
-    free(jobs);
-    if (!found) return false;
-  }
-  return true;
-}
-
-/* An ordering: the rounds, then the rerun when the rounds failed on timing. */
-static void judge_ordering(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
-                           struct mxcts_eval *e, json_t *out) {
-  evaluate(j, si, a, MXCTS_JOB_ROUND, e);
-  /* A failure, or rounds too contended to judge, get one rerun. */
-  bool inconclusive = e->verdict == MXCTS_V_SKIP && e->inconclusive;
-  if (e->verdict != MXCTS_V_FAIL && !inconclusive) return;
-  if (!rerun_covers(j, si, a)) {
-    json_object_set_new(out, "rerun_needed", json_true());
-    return;
-  }
-  json_t *first = json_pack("{s:s, s:o, s:O}", "verdict", inconclusive ? "skip" : "fail", "detail",
-                            mxcts_json_text(mxcts_buf_str(&e->detail)), "diag", e->diag);
-  eval_reset(e);
-  e->verdict = MXCTS_V_PASS;
-  if (!process_verdict(j, si, a, 1u << MXCTS_JOB_RERUN, e)) evaluate(j, si, a, MXCTS_JOB_RERUN, e);
-  json_object_set_new(out, "first_attempt", first);
-  json_object_set_new(out, "rerun_seed", json_integer(mxcts_plan_rerun(j->plan, si)->seed));
-  if (e->verdict == MXCTS_V_PASS) json_object_set_new(out, "flaky", json_true());
+/* An undecided ordering asks for another batch while its suite's round
+ * budget lasts. */
+static void mark_more_rounds(const struct mxcts_judging *j, size_t si, struct mxcts_eval *e,
+                             json_t *out) {
+  const struct mxcts_suite *s = &j->plan->suites[si];
+  int run = mxcts_plan_rounds_run(j->plan, si);
+  if (e->verdict != MXCTS_V_INCONCLUSIVE) return;
+  if (run < s->max_rounds) json_object_set_new(out, "more_rounds", json_true());
+  else mxcts__eval_note(e, "the round budget (max_rounds = %d) is spent",
+                        s->max_rounds);
 }
 
 static json_t *config_ids(const struct mxcts_suite *s, const struct mxcts_assertion *a) {
@@ -257,10 +237,12 @@ static const struct mxcts_job *first_job(const struct mxcts_judging *j, size_t s
   return NULL;
 }
 
-/* Apply an expectation to a raw verdict. */
+/* Apply an expectation to a raw verdict.  Inconclusive is neither a pass
+ * nor a failure, so a fail or flaky expectation leaves it as it is. */
 static enum mxcts_verdict expected(enum mxcts_verdict raw, const struct mxcts_expect_entry *x) {
   if (!x) return raw;
   if (x->kind == MXCTS_EXPECT_SKIP) return MXCTS_V_SKIP;
+  if (raw == MXCTS_V_INCONCLUSIVE) return raw;
   if (raw == MXCTS_V_PASS) return x->kind == MXCTS_EXPECT_FAIL ? MXCTS_V_XPASS : MXCTS_V_PASS;
   return mxcts_verdict_is_failure(raw) ? MXCTS_V_XFAIL : raw;
 }
@@ -268,9 +250,9 @@ static enum mxcts_verdict expected(enum mxcts_verdict raw, const struct mxcts_ex
 static json_t *judge_assertion(const struct mxcts_judging *j, size_t si,
                                const struct mxcts_assertion *a, struct mxcts_expectations *ex) {
   const struct mxcts_suite *s = &j->plan->suites[si];
-  json_t *out = json_pack("{s:s, s:s, s:s, s:s?, s:o, s:b}", "id", a->id, "name",
+  json_t *out = json_pack("{s:s, s:s, s:s, s:s?, s:o}", "id", a->id, "name",
                           "", "type", mxcts_assert_type_name(a->type), "description",
-                          a->description, "configs", config_ids(s, a), "flaky", 0);
+                          a->description, "configs", config_ids(s, a));
   char *name = mxcts_xasprintf("%s/%s", s->name, a->id);
   json_object_set_new(out, "name", json_string(name));
   free(name);
@@ -281,8 +263,8 @@ static json_t *judge_assertion(const struct mxcts_judging *j, size_t si,
     e.verdict = MXCTS_V_SKIP;
     mxcts__eval_note(&e, "%s", j->plan->skip_reason[si] ? j->plan->skip_reason[si] : x->reason);
   } else if (!process_verdict(j, si, a, kinds_read(a->type), &e)) {
-    if (a->type == MXCTS_A_ORDERING) judge_ordering(j, si, a, &e, out);
-    else evaluate(j, si, a, MXCTS_JOB_ROUND, &e);
+    evaluate(j, si, a, &e);
+    mark_more_rounds(j, si, &e, out);
   }
   enum mxcts_verdict v = expected(e.verdict, x);
   json_object_set_new(out, "verdict", json_string(mxcts_verdict_name(v)));
@@ -312,12 +294,13 @@ static json_t *kvs_json(const struct mxcts_kvs *l) {
   return o;
 }
 
-static json_t *timings(const struct mxcts_judging *j, size_t si, size_t c, enum mxcts_job_kind k,
-                       const char **unit) {
+/* Per round run so far: the median, or null where the config did not run
+ * that round (a batch for other configs) or left no timing. */
+static json_t *timings(const struct mxcts_judging *j, size_t si, size_t c, const char **unit) {
   size_t *jobs;
-  size_t found = mxcts__judge_jobs(j, si, c, k, &jobs);
+  size_t found = mxcts__judge_jobs(j, si, c, MXCTS_JOB_ROUND, &jobs);
   json_t *arr = json_array();
-  for (int r = 0; found && r < j->plan->suites[si].rounds; r++) {
+  for (int r = 0; found && r < mxcts_plan_rounds_run(j->plan, si); r++) {
     const struct mxcts_evidence *ev = jobs[r] == SIZE_MAX ? NULL : &j->ev[jobs[r]];
     bool ok = ev && ev->has_result && ev->result.has_median;
     json_array_append_new(arr, ok ? json_real(ev->result.median) : json_null());
@@ -368,8 +351,7 @@ static json_t *config_json(const struct mxcts_judging *j, size_t si, size_t c) {
   json_t *o = json_pack("{s:s, s:s?, s:s?, s:o, s:o}", "id", cf->id, "description",
                         cf->description, "group", cf->group, "env", kvs_json(&cf->env), "params",
                         kvs_json(&cf->params));
-  json_object_set_new(o, "timings", timings(j, si, c, MXCTS_JOB_ROUND, &unit));
-  json_object_set_new(o, "rerun_timings", timings(j, si, c, MXCTS_JOB_RERUN, &unit));
+  json_object_set_new(o, "timings", timings(j, si, c, &unit));
   json_object_set_new(o, "unit", json_string(unit));
   json_object_set_new(o, "structure", observed_structure(j, si, c));
   json_object_set_new(o, "processes", process_counts(j, si, c, &first));
@@ -385,14 +367,15 @@ static json_t *config_json(const struct mxcts_judging *j, size_t si, size_t c) {
 
 static json_t *suite_json(const struct mxcts_judging *j, size_t si, struct mxcts_expectations *ex) {
   const struct mxcts_suite *s = &j->plan->suites[si];
-  const struct mxcts_rerun *rr = mxcts_plan_rerun(j->plan, si);
-  json_t *o = json_pack("{s:s, s:s?, s:o, s:s, s:b, s:i, s:i, s:f, s:f, s:f, s:I, s:o, s:s?}",
+  json_t *o = json_pack("{s:s, s:s?, s:o, s:s, s:b, s:i, s:i, s:i, s:i, s:f, s:f, s:I, s:s?}",
                         "name", s->name, "description", s->description, "file", mxcts_json_text(s->file),
-                        "workload", s->workload, "timed", s->timed, "rounds", s->rounds, "k", s->k,
-                        "alpha", s->alpha, "margin", s->margin, "timeout_s", s->timeout_s, "seed",
-                        (json_int_t)j->plan->opt.seed, "rerun_seed",
-                        rr ? json_integer(rr->seed) : json_null(), "skipped",
-                        j->plan->skip_reason[si]);
+                        "workload", s->workload, "timed", s->timed, "rounds", s->rounds,
+                        "rounds_run", mxcts_plan_rounds_run(j->plan, si), "batch", s->batch,
+                        "max_rounds", s->max_rounds, "margin", s->margin, "timeout_s", s->timeout_s,
+                        "seed", (json_int_t)j->plan->opt.seed, "skipped", j->plan->skip_reason[si]);
+  json_object_set_new(o, "sprt", json_pack("{s:f, s:f, s:f, s:f}", "p0", s->sprt.p0, "p1",
+                                           s->sprt.p1, "alpha", s->sprt.alpha, "beta",
+                                           s->sprt.beta));
   json_t *configs = json_array(), *asserts = json_array();
   for (size_t c = 0; c < s->nconfigs; c++) json_array_append_new(configs, config_json(j, si, c));
   for (size_t i = 0; i < s->nasserts; i++)
@@ -417,18 +400,17 @@ static json_t *impl_json(const struct mxcts_judging *j) {
 }
 
 static json_t *summary_json(json_t *suites) {
-  size_t counts[MXCTS_NUM_VERDICTS] = {0}, total = 0, flaky = 0;
+  size_t counts[MXCTS_NUM_VERDICTS] = {0}, total = 0;
   size_t i, k;
   json_t *s, *a;
   json_array_foreach(suites, i, s) {
     json_array_foreach(json_object_get(s, "assertions"), k, a) {
       int v = mxcts_verdict_parse(json_string_value(json_object_get(a, "verdict")));
       if (v >= 0) counts[v]++;
-      if (json_is_true(json_object_get(a, "flaky"))) flaky++;
       total++;
     }
   }
-  json_t *o = json_pack("{s:I, s:I}", "total", (json_int_t)total, "flaky", (json_int_t)flaky);
+  json_t *o = json_pack("{s:I}", "total", (json_int_t)total);
   for (int v = 0; v < MXCTS_NUM_VERDICTS; v++)
     json_object_set_new(o, mxcts_verdict_name((enum mxcts_verdict)v), json_integer((json_int_t)counts[v]));
   return o;
@@ -455,12 +437,14 @@ static json_t *document(const struct mxcts_judging *j, struct mxcts_expectations
     if (mxcts_verdict_is_failure((enum mxcts_verdict)v) &&
         json_integer_value(json_object_get(summary, mxcts_verdict_name((enum mxcts_verdict)v))))
       failed = true;
+  bool inconclusive = json_integer_value(json_object_get(summary, "inconclusive")) > 0;
   json_t *ex_file = j->plan->opt.expectations ? mxcts_json_text(j->plan->opt.expectations) : json_null();
   return json_pack("{s:i, s:s, s:o, s:o, s:I, s:o, s:o, s:s, s:o, s:o}", "mxcts_results",
                    MXCTS_RESULTS_FORMAT, "generated_by", "mxcts " PACKAGE_VERSION, "impl",
                    impl_json(j), "probe", mxcts_json_text(j->plan->opt.probe), "seed",
                    (json_int_t)j->plan->opt.seed, "expectations", ex_file,
-                   "stale_expectations", stale_json(ex), "status", failed ? "fail" : "pass",
+                   "stale_expectations", stale_json(ex), "status",
+                   failed ? "fail" : inconclusive ? "inconclusive" : "pass",
                    "summary", summary, "suites", suites);
 }
 
@@ -479,17 +463,16 @@ int mxcts_judge(const struct mxcts_plan *plan, json_t **out) {
   return 0;
 }
 
-void mxcts_judge_rerun_configs(const json_t *results, const struct mxcts_plan *plan, size_t suite,
+void mxcts_judge_batch_configs(const json_t *results, const struct mxcts_plan *plan, size_t suite,
                                size_t **configs, size_t *n) {
   const struct mxcts_suite *s = &plan->suites[suite];
   *configs = mxcts_xcalloc(s->nconfigs, sizeof **configs);
   *n = 0;
   json_t *sj = json_array_get(json_object_get(results, "suites"), suite);
-  if (mxcts_plan_rerun(plan, suite) || !sj) return;
   size_t i, k;
   json_t *a, *id;
   json_array_foreach(json_object_get(sj, "assertions"), i, a) {
-    if (!json_is_true(json_object_get(a, "rerun_needed"))) continue;
+    if (!json_is_true(json_object_get(a, "more_rounds"))) continue;
     json_array_foreach(json_object_get(a, "configs"), k, id) {
       long c = mxcts_suite_find_config(s, json_string_value(id));
       bool dup = false;

@@ -9,16 +9,18 @@
  * that verdict (crash before timeout before error), never "fail" or
  * "slower".  Otherwise its type decides (docs/suites.md):
  *   structure     engine ops and segment sizes per pass equal the prediction
- *   ordering      every slower vs every faster operand: the exact one-sided
- *                 sign test over the interleaved rounds (common/common.h); a
- *                 failure is judged again on the plan's rerun when there is
- *                 one: pass there is `pass` with flaky: true
+ *   ordering      every slower vs every faster operand: Wald's SPRT over the
+ *                 interleaved rounds run so far (common/common.h): pass when
+ *                 every pair accepted H1, fail when one accepted H0, else
+ *                 inconclusive -- marked "more_rounds" while the suite's
+ *                 round budget lasts
  *   checks        every probe check passes (at least `min` per result)
  *   value         the named checks are present and pass (or fail)
  *   equal         values at a path are identical across configs, per seed
  *   profile_file  a valid Chrome trace was left in the working directory
  * Then the expectation file applies: fail -> xfail / xpass, flaky -> xfail
- * or pass, skip -> skip.
+ * or pass, skip -> skip; inconclusive stays inconclusive under fail and
+ * flaky (it is neither a failure nor a pass).
  *
  * The results document is the one data model of every report (report/report.h);
  * its schema is in docs/harness.md.
@@ -45,8 +47,9 @@ enum mxcts_verdict {
   MXCTS_V_SKIP,
   MXCTS_V_XFAIL,
   MXCTS_V_XPASS,
+  MXCTS_V_INCONCLUSIVE,   /* an ordering undecided when its round budget ran out */
 };
-#define MXCTS_NUM_VERDICTS 8
+#define MXCTS_NUM_VERDICTS 9
 const char *mxcts_verdict_name(enum mxcts_verdict v);
 /* -1 for an unknown name. */
 int mxcts_verdict_parse(const char *name);
@@ -58,9 +61,9 @@ bool mxcts_verdict_is_failure(enum mxcts_verdict v);
  * fail the call: they become verdicts. */
 int mxcts_judge(const struct mxcts_plan *plan, json_t **out);
 
-/* The configs of `suite` that failed orderings want rerun (none when the
- * plan already has a rerun of that suite).  *configs is the caller's. */
-void mxcts_judge_rerun_configs(const json_t *results, const struct mxcts_plan *plan, size_t suite,
+/* The configs of `suite` that its undecided orderings ("more_rounds" in
+ * `results`) need another batch of.  *configs is the caller's. */
+void mxcts_judge_batch_configs(const json_t *results, const struct mxcts_plan *plan, size_t suite,
                                size_t **configs, size_t *n);
 
 #endif /* MXCTS_JUDGE_H */

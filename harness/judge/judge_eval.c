@@ -134,20 +134,23 @@ void mxcts__eval_structure(const struct mxcts_judging *j, size_t si,
 
 /* --- ordering -------------------------------------------------------------------- */
 
-/* Per-round values of one operand, and how contended each process was
+/* Per-round values of one operand over every round run so far (NAN where
+ * the config did not run that round), and how contended each process was
  * (sched.contention; 0 when the probe could not tell); false (with a note)
- * when a value is unusable. */
+ * when a value is unusable or a round of the first batch is missing. */
 static bool operand_values(const struct mxcts_judging *j, size_t si, const struct mxcts_operand *op,
-                           enum mxcts_job_kind kind, double *v, double *contention,
-                           struct mxcts_eval *e) {
-  int rounds = j->plan->suites[si].rounds;
+                           int rounds, double *v, double *contention, struct mxcts_eval *e) {
   size_t *jobs;
-  mxcts__judge_jobs(j, si, op->config, kind, &jobs);
+  mxcts__judge_jobs(j, si, op->config, MXCTS_JOB_ROUND, &jobs);
   bool ok = true;
   for (int r = 0; r < rounds && ok; r++) {
+    v[r] = NAN;
+    contention[r] = 0;
     if (jobs[r] == SIZE_MAX) {
-      mxcts__eval_note(e, "%s round %d was not run", cfg_id(j, si, op->config), r + 1);
-      ok = false;
+      if (r < j->plan->suites[si].rounds) {
+        mxcts__eval_note(e, "%s round %d was not run", cfg_id(j, si, op->config), r + 1);
+        ok = false;
+      }
     } else if (!mxcts_result_number(&j->ev[jobs[r]].result, op->measure, &v[r]) || !(v[r] > 0)) {
       mxcts__eval_note(e, "%s: %s is missing or not a positive number",
                        j->ev[jobs[r]].result.file, op->measure);
@@ -156,109 +159,147 @@ static bool operand_values(const struct mxcts_judging *j, size_t si, const struc
       contention[r] = 0;
     }
   }
-  if (!e->repro && jobs[0] != SIZE_MAX) e->repro = &j->plan->jobs[jobs[0]];
+  if (!e->repro && rounds > 0 && jobs[0] != SIZE_MAX) e->repro = &j->plan->jobs[jobs[0]];
   free(jobs);
   return ok;
 }
 
-static json_t *values_json(const double *v, int n) {
+/* One pair's rounds, in the order they ran: the rounds both configs ran,
+ * with whether each counts (both processes at most `max` contended; every
+ * round when max is 0). */
+struct pair_rounds {
+  int n;
+  double *slower, *faster, *ratio;
+  bool *counted;
+};
+
+static void pair_rounds_collect(const double *vs, const double *vf, const double *cs,
+                                const double *cf, int rounds, double max, struct pair_rounds *pr) {
+  pr->n = 0;
+  pr->slower = mxcts_xcalloc((size_t)rounds + 1, sizeof *pr->slower);
+  pr->faster = mxcts_xcalloc((size_t)rounds + 1, sizeof *pr->faster);
+  pr->ratio = mxcts_xcalloc((size_t)rounds + 1, sizeof *pr->ratio);
+  pr->counted = mxcts_xcalloc((size_t)rounds + 1, sizeof *pr->counted);
+  for (int r = 0; r < rounds; r++) {
+    if (isnan(vs[r]) || isnan(vf[r])) continue;
+    pr->slower[pr->n] = vs[r];
+    pr->faster[pr->n] = vf[r];
+    pr->ratio[pr->n] = vs[r] / vf[r];
+    pr->counted[pr->n++] = max <= 0 || (cs[r] <= max && cf[r] <= max);
+  }
+}
+
+static void pair_rounds_free(struct pair_rounds *pr) {
+  free(pr->slower);
+  free(pr->faster);
+  free(pr->ratio);
+  free(pr->counted);
+}
+
+/* The values of the counted rounds up to the decision. */
+static json_t *counted_json(const double *v, const struct pair_rounds *pr, int upto) {
   json_t *a = json_array();
-  for (int i = 0; i < n; i++) json_array_append_new(a, json_real(v[i]));
+  for (int i = 0; i < upto; i++)
+    if (pr->counted[i]) json_array_append_new(a, json_real(v[i]));
   return a;
 }
 
-static json_t *pair_json(const struct mxcts_judging *j, size_t si, const struct mxcts_operand *s,
-                         const struct mxcts_operand *f, const double *vs, const double *vf,
-                         const struct mxcts_sign_test *t) {
-  int n = t->rounds;
-  json_t *d = json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:i, s:i, s:i, s:f, s:f, s:f, s:f, s:b}",
-                        "slower", cfg_id(j, si, s->config), "faster", cfg_id(j, si, f->config),
-                        "slower_measure", s->measure, "faster_measure", f->measure,
-                        "slower_median", mxcts_median(vs, (size_t)n), "faster_median",
-                        mxcts_median(vf, (size_t)n), "ratio_median", t->ratio_median, "wins",
-                        t->wins, "rounds", n, "k", t->k, "p_value", t->p_value,
-                        "ratio_lower_bound", t->lower_bound, "confidence", t->confidence,
-                        "margin", t->margin, "pass", t->pass);
-  json_object_set_new(d, "slower_values", values_json(vs, n));
-  json_object_set_new(d, "faster_values", values_json(vf, n));
-  return d;
-}
-
-/* The rounds whose two processes both ran with contention at most `max`
- * (all rounds when max is 0); their indices go to keep[], the count is
- * returned. */
-static int uncontended_rounds(const double *cs, const double *cf, int n, double max, int *keep) {
-  int m = 0;
-  for (int r = 0; r < n; r++)
-    if (max <= 0 || (cs[r] <= max && cf[r] <= max)) keep[m++] = r;
+static double counted_median(const double *v, const struct pair_rounds *pr, int upto) {
+  double *x = mxcts_xcalloc((size_t)upto + 1, sizeof *x);
+  size_t n = 0;
+  for (int i = 0; i < upto; i++)
+    if (pr->counted[i]) x[n++] = v[i];
+  double m = n ? mxcts_median(x, n) : NAN;
+  free(x);
   return m;
 }
 
-static void judge_pair(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
-                       size_t is, size_t jf, const double *vs_all, const double *vf_all,
-                       const double *cs, const double *cf, json_t *pairs, struct mxcts_eval *e) {
-  const struct mxcts_suite *s = &j->plan->suites[si];
-  int rounds = s->rounds;
-  int *keep = mxcts_xmalloc((size_t)rounds * sizeof *keep);
-  double *vs = mxcts_xmalloc((size_t)rounds * sizeof *vs), *vf = mxcts_xmalloc((size_t)rounds * sizeof *vf);
-  double *ratio = mxcts_xmalloc((size_t)rounds * sizeof *ratio);
-  int n = uncontended_rounds(cs, cf, rounds, a->max_contention, keep);
-  for (int i = 0; i < n; i++) {
-    vs[i] = vs_all[keep[i]];
-    vf[i] = vf_all[keep[i]];
-    ratio[i] = vs[i] / vf[i];
-  }
-  /* All rounds: the suite's k.  Fewer: the k the suite's alpha gives them. */
-  int k = n == rounds ? s->k : n > 0 ? mxcts_sign_test_min_k(n, s->alpha) : 1;
+static json_t *number_or_null(double x) { return isnan(x) ? json_null() : json_real(x); }
+
+static json_t *pair_json(const char *slower, const char *faster, const struct mxcts_assertion *a,
+                         size_t is, size_t jf, const struct pair_rounds *pr,
+                         const struct mxcts_sprt *t) {
+  int upto = t->decided_at ? t->decided_at : pr->n;
+  json_t *d = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:f, s:f, s:f}",
+                        "slower", slower, "faster", faster, "slower_measure", a->slower[is].measure,
+                        "faster_measure", a->faster[jf].measure, "slower_median",
+                        number_or_null(counted_median(pr->slower, pr, upto)), "faster_median",
+                        number_or_null(counted_median(pr->faster, pr, upto)), "ratio_median",
+                        number_or_null(counted_median(pr->ratio, pr, upto)), "wins", t->wins,
+                        "rounds", t->counted, "rounds_left_out", t->left_out, "rounds_seen", pr->n,
+                        "decided_at", t->decided_at, "llr", t->llr, "lower", t->lower, "upper",
+                        t->upper);
+  json_object_set_new(d, "margin", json_real(a->margin));
+  json_object_set_new(d, "decision", json_string(mxcts_sprt_decision_name(t->decision)));
+  json_object_set_new(d, "slower_values", counted_json(pr->slower, pr, upto));
+  json_object_set_new(d, "faster_values", counted_json(pr->faster, pr, upto));
+  return d;
+}
+
+static void note_pair(struct mxcts_eval *e, const char *slower, const char *faster,
+                      const struct mxcts_assertion *a, const struct mxcts_sprt *t) {
+  if (t->decision == MXCTS_SPRT_ACCEPT_H0)
+    mxcts__eval_note(e, "%s not slower than %s by more than %g%%: %d wins of %d rounds, LLR %.2f "
+                     "reached the lower bound %.2f at round %d", slower, faster, a->margin * 100,
+                     t->wins, t->counted, t->llr, t->lower, t->decided_at);
+  else if (t->decision == MXCTS_SPRT_CONTINUE)
+    mxcts__eval_note(e, "%s vs %s undecided: %d wins of %d counted rounds (%d left out as "
+                     "contended), LLR %.2f between %.2f and %.2f", slower, faster, t->wins,
+                     t->counted, t->left_out, t->llr, t->lower, t->upper);
+}
+
+static enum mxcts_sprt_decision judge_pair(const struct mxcts_judging *j, size_t si,
+                                           const struct mxcts_assertion *a, size_t is, size_t jf,
+                                           const double *vs, const double *vf, const double *cs,
+                                           const double *cf, int rounds, json_t *pairs,
+                                           struct mxcts_eval *e) {
+  struct pair_rounds pr;
+  pair_rounds_collect(vs, vf, cs, cf, rounds, a->max_contention, &pr);
+  struct mxcts_sprt t;
+  mxcts_sprt_init(&t, &j->plan->suites[si].sprt);
+  mxcts_sprt_rounds(&t, pr.ratio, pr.counted, pr.n, a->margin);
   const char *slower = cfg_id(j, si, a->slower[is].config), *faster = cfg_id(j, si, a->faster[jf].config);
-  struct mxcts_sign_test t;
-  if (n == 0 || k > n) {
-    e->inconclusive++;
-    mxcts__eval_note(e, "%s vs %s inconclusive: only %d of %d rounds ran uncontended (other work "
-                     "on the machine at most %g cores for both processes), too few for the sign test",
-                     slower, faster, n, rounds, a->max_contention);
-  } else if (mxcts_sign_test(ratio, n, k, a->margin, &t)) {
-    e->verdict = MXCTS_V_ERROR;
-    mxcts__eval_note(e, "%s", mxcts_last_error());
-  } else {
-    json_t *d = pair_json(j, si, &a->slower[is], &a->faster[jf], vs, vf, &t);
-    json_object_set_new(d, "rounds_left_out", json_integer(rounds - n));
-    json_array_append_new(pairs, d);
-    if (!t.pass) {
-      fail(e);
-      mxcts__eval_note(e, "%s not slower than %s by more than %g%%: %d of %d rounds (need %d), "
-                       "median ratio %.3f, lower bound %.3f", slower, faster, a->margin * 100,
-                       t.wins, n, t.k, t.ratio_median, t.lower_bound);
+  json_array_append_new(pairs, pair_json(slower, faster, a, is, jf, &pr, &t));
+  note_pair(e, slower, faster, a, &t);
+  pair_rounds_free(&pr);
+  return t.decision;
+}
+
+/* Every pair's SPRT: fail when any pair accepted H0, pass when every pair
+ * accepted H1, inconclusive otherwise. */
+static void judge_pairs(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
+                        const double *vs, const double *vf, const double *cs, const double *cf,
+                        int n, struct mxcts_eval *e) {
+  json_t *pairs = json_array();
+  int failed = 0, undecided = 0;
+  for (size_t is = 0; is < a->nslower; is++)
+    for (size_t jf = 0; jf < a->nfaster; jf++) {
+      size_t os = is * (size_t)n, of = jf * (size_t)n;
+      enum mxcts_sprt_decision d =
+          judge_pair(j, si, a, is, jf, vs + os, vf + of, cs + os, cf + of, n, pairs, e);
+      failed += d == MXCTS_SPRT_ACCEPT_H0;
+      undecided += d == MXCTS_SPRT_CONTINUE;
     }
-  }
-  free(keep);
-  free(vs);
-  free(vf);
-  free(ratio);
+  e->verdict = failed ? MXCTS_V_FAIL : undecided ? MXCTS_V_INCONCLUSIVE : MXCTS_V_PASS;
+  e->undecided = undecided;
+  json_object_set_new(e->diag, "pairs", pairs);
+  json_object_set_new(e->diag, "undecided_pairs", json_integer(undecided));
 }
 
 void mxcts__eval_ordering(const struct mxcts_judging *j, size_t si,
-                          const struct mxcts_assertion *a, enum mxcts_job_kind kind,
-                          struct mxcts_eval *e) {
-  size_t n = (size_t)j->plan->suites[si].rounds;
-  double *vs = mxcts_xcalloc(a->nslower * n, sizeof *vs), *cs = mxcts_xcalloc(a->nslower * n, sizeof *cs);
-  double *vf = mxcts_xcalloc(a->nfaster * n, sizeof *vf), *cf = mxcts_xcalloc(a->nfaster * n, sizeof *cf);
+                          const struct mxcts_assertion *a, struct mxcts_eval *e) {
+  int n = mxcts_plan_rounds_run(j->plan, si);
+  size_t m = (size_t)n + 1;
+  double *vs = mxcts_xcalloc(a->nslower * m, sizeof *vs), *cs = mxcts_xcalloc(a->nslower * m, sizeof *cs);
+  double *vf = mxcts_xcalloc(a->nfaster * m, sizeof *vf), *cf = mxcts_xcalloc(a->nfaster * m, sizeof *cf);
   bool ok = true;
   for (size_t i = 0; i < a->nslower; i++)
-    ok &= operand_values(j, si, &a->slower[i], kind, vs + i * n, cs + i * n, e);
+    ok &= operand_values(j, si, &a->slower[i], n, vs + i * (size_t)n, cs + i * (size_t)n, e);
   for (size_t i = 0; i < a->nfaster; i++)
-    ok &= operand_values(j, si, &a->faster[i], kind, vf + i * n, cf + i * n, e);
-  e->verdict = ok ? MXCTS_V_PASS : MXCTS_V_ERROR;
-  json_t *pairs = json_array();
-  for (size_t is = 0; ok && is < a->nslower; is++)
-    for (size_t jf = 0; jf < a->nfaster; jf++)
-      judge_pair(j, si, a, is, jf, vs + is * n, vf + jf * n, cs + is * n, cf + jf * n, pairs, e);
-  /* A failed pair fails the assertion; otherwise a pair that could not be
-   * judged on a busy machine makes it inconclusive (skip), never a pass. */
-  if (e->verdict == MXCTS_V_PASS && e->inconclusive) e->verdict = MXCTS_V_SKIP;
-  json_object_set_new(e->diag, "pairs", pairs);
-  json_object_set_new(e->diag, "attempt", json_string(kind == MXCTS_JOB_RERUN ? "rerun" : "first"));
-  if (e->inconclusive) json_object_set_new(e->diag, "inconclusive_pairs", json_integer(e->inconclusive));
+    ok &= operand_values(j, si, &a->faster[i], n, vf + i * (size_t)n, cf + i * (size_t)n, e);
+  if (ok) judge_pairs(j, si, a, vs, vf, cs, cf, n, e);
+  else e->verdict = MXCTS_V_ERROR;
+  json_object_set_new(e->diag, "rounds_run", json_integer(n));
   free(vs);
   free(vf);
   free(cs);
@@ -273,7 +314,7 @@ static size_t config_results(const struct mxcts_judging *j, size_t si, size_t c,
   size_t n = 0;
   for (size_t i = 0; i < j->plan->njobs; i++) {
     const struct mxcts_job *job = &j->plan->jobs[i];
-    if (job->suite == si && job->config == c && job->kind != MXCTS_JOB_RERUN && j->ev[i].has_result)
+    if (job->suite == si && job->config == c && j->ev[i].has_result)
       (*out)[n++] = i;
   }
   return n;
@@ -420,7 +461,7 @@ void mxcts__eval_equal(const struct mxcts_judging *j, size_t si, const struct mx
     const struct mxcts_job *ji = &p->jobs[i];
     bool mine = false;
     for (size_t c = 0; c < a->nconfigs; c++) mine |= ji->config == a->configs[c];
-    if (seen[i] || ji->suite != si || ji->kind == MXCTS_JOB_RERUN || !mine || !j->ev[i].has_result) continue;
+    if (seen[i] || ji->suite != si || !mine || !j->ev[i].has_result) continue;
     size_t members = 0;
     for (size_t k = i; k < p->njobs; k++) {
       const struct mxcts_job *jk = &p->jobs[k];

@@ -26,27 +26,28 @@ struct mxcts_judging {
   struct mxcts_evidence *ev;   /* one per plan job */
 };
 
-/* An evaluation: verdict pass or fail (the process verdicts are decided
- * before), a human detail, and type-specific diagnostics. */
+/* An evaluation: verdict pass or fail (orderings also inconclusive; the
+ * process verdicts are decided before), a human detail, and type-specific
+ * diagnostics. */
 struct mxcts_eval {
   enum mxcts_verdict verdict;
   struct mxcts_buf detail;
   json_t *diag;                /* an object, owned */
   const struct mxcts_job *repro;   /* the process to show as the reproducer */
-  int inconclusive;            /* ordering pairs with too few uncontended rounds */
+  int undecided;               /* ordering pairs whose SPRT has not decided */
 };
 
 /* Jobs of (suite, config) of one kind, in round order (round jobs: index
- * round-1).  *out is the caller's; missing rounds are SIZE_MAX. */
+ * round-1, over every round planned so far).  *out is the caller's; missing
+ * rounds are SIZE_MAX. */
 size_t mxcts__judge_jobs(const struct mxcts_judging *j, size_t suite, size_t config,
                          enum mxcts_job_kind kind, size_t **out);
 
 void mxcts__eval_structure(const struct mxcts_judging *j, size_t si,
                            const struct mxcts_assertion *a, struct mxcts_eval *e);
-/* kind: MXCTS_JOB_ROUND or MXCTS_JOB_RERUN. */
+/* Every round run so far, each pair by the suite's SPRT (common/common.h). */
 void mxcts__eval_ordering(const struct mxcts_judging *j, size_t si,
-                          const struct mxcts_assertion *a, enum mxcts_job_kind kind,
-                          struct mxcts_eval *e);
+                          const struct mxcts_assertion *a, struct mxcts_eval *e);
 void mxcts__eval_checks(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
                         struct mxcts_eval *e);
 void mxcts__eval_value(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,

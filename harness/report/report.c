@@ -61,15 +61,16 @@ void mxcts_report_summary(const json_t *results, FILE *f) {
     fprintf(f, "%s%lld %s", sep, (long long)count(summary, name), name);
     sep = ", ";
   }
-  if (count(summary, "flaky")) fprintf(f, " (%lld flaky)", (long long)count(summary, "flaky"));
-  fprintf(f, " -- %s (seed %lld)\n", mxcts_results_exit_status(results) ? "FAIL" : "PASS",
+  static const char *const outcome[] = {"PASS", "FAIL", "ERROR", "INCONCLUSIVE"};
+  fprintf(f, " -- %s (seed %lld)\n", outcome[mxcts_results_exit_status(results)],
           (long long)json_integer_value(json_object_get(results, "seed")));
   size_t i, k;
   json_t *s, *a;
   json_array_foreach(json_object_get(results, "suites"), i, s) {
     json_array_foreach(json_object_get(s, "assertions"), k, a) {
       int v = mxcts_verdict_parse(json_string_value(json_object_get(a, "verdict")));
-      if (v < 0 || !mxcts_verdict_is_failure((enum mxcts_verdict)v)) continue;
+      if (v < 0 || (!mxcts_verdict_is_failure((enum mxcts_verdict)v) && v != MXCTS_V_INCONCLUSIVE))
+        continue;
       fprintf(f, "  %s %s: %.400s\n", mxcts_verdict_name((enum mxcts_verdict)v),
               json_string_value(json_object_get(a, "name")),
               json_string_value(json_object_get(a, "detail")));
@@ -85,7 +86,8 @@ void mxcts_report_summary(const json_t *results, FILE *f) {
 
 int mxcts_results_exit_status(const json_t *results) {
   const char *status = json_string_value(json_object_get(results, "status"));
-  return status && !strcmp(status, "pass") ? 0 : 1;
+  if (status && !strcmp(status, "pass")) return 0;
+  return status && !strcmp(status, "inconclusive") ? 3 : 1;
 }
 
 /* --- validating a results document ------------------------------------------------ */
@@ -135,8 +137,8 @@ int mxcts_results_check(json_t *doc, const char *file) {
   if (!rc && format != MXCTS_RESULTS_FORMAT)
     rc = mxcts_jfail_key(&at, "mxcts_results", "format %ld is not supported", format);
   if (!rc) rc = mxcts_jget_string(&at, doc, "status", true, &status);
-  if (!rc && strcmp(status, "pass") && strcmp(status, "fail"))
-    rc = mxcts_jfail_key(&at, "status", "\"%s\" is neither pass nor fail", status);
+  if (!rc && strcmp(status, "pass") && strcmp(status, "fail") && strcmp(status, "inconclusive"))
+    rc = mxcts_jfail_key(&at, "status", "\"%s\" is not pass, fail or inconclusive", status);
   free(status);
   if (!rc) rc = mxcts_jget_typed(&at, doc, "summary", true, JSON_OBJECT, &summary);
   if (!rc) rc = mxcts_jget_typed(&at, doc, "suites", true, JSON_ARRAY, &suites);

@@ -30,13 +30,14 @@ struct mxcts_report_files {
 /* Write every wanted report; the first failure is returned (and named). */
 int mxcts_report_write(const json_t *results, const struct mxcts_report_files *files);
 
-/* "mxcts: 31 assertions: 29 pass, 1 xfail, 1 fail (1 flaky) -- FAIL" and
- * one line per failing assertion. */
+/* "mxcts: 31 assertions: 29 pass, 1 xfail, 1 inconclusive -- INCONCLUSIVE"
+ * and one line per failing or inconclusive assertion. */
 void mxcts_report_summary(const json_t *results, FILE *f);
 
 /* Validate a results document read from `file` (the fields renderers use). */
 int mxcts_results_check(json_t *doc, const char *file);
-/* 0 when the document's status is "pass", 1 otherwise. */
+/* 0 when the document's status is "pass", 3 when "inconclusive" (no
+ * failure, some orderings undecided), 1 otherwise. */
 int mxcts_results_exit_status(const json_t *results);
 
 #endif /* MXCTS_REPORT_H */

@@ -2,7 +2,7 @@
  * The HTML report (report/report.h): one self-contained page, inline CSS and SVG,
  * no scripts or external resources.  Per suite: the assertions with their
  * verdicts, a strip + box plot of the per-round timings of every config
- * (rerun rounds in another colour), and the segment structure of every
+ * (rounds of later batches in another colour), and the segment structure of every
  * structure run as bars (one bar per pass, one block per segment).
  */
 #include <math.h>
@@ -35,6 +35,7 @@ static const char *const css =
     "body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}"
     "h1 .pass,td.pass,span.pass{color:#1a7f37}h1 .fail,td.fail,td.crash,td.timeout,td.error,"
     "td.xpass{color:#cf222e;font-weight:bold}td.skip,td.xfail{color:#8250df}"
+    "td.inconclusive,h1 .inconclusive{color:#9a6700;font-weight:bold}"
     "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 8px;"
     "vertical-align:top;text-align:left;font-size:13px}th{background:#f3f3f3}"
     "td.detail{max-width:700px;word-break:break-word}code{font-size:12px;word-break:break-all}"
@@ -46,16 +47,18 @@ static const char *const css =
 struct series {
   double *v;
   size_t n;
-  double *rerun;
-  size_t nrerun;
+  double *later;    /* rounds of the batches after the first */
+  size_t nlater;
 };
 
-static size_t numbers(const json_t *arr, double **out) {
+/* The finite numbers among arr[from, to). */
+static size_t numbers(const json_t *arr, size_t from, size_t to, double **out) {
   *out = mxcts_xcalloc(json_array_size(arr) + 1, sizeof **out);
   size_t n = 0, i;
   json_t *x;
   json_array_foreach(arr, i, x) {
-    if (json_is_number(x) && isfinite(json_number_value(x))) (*out)[n++] = json_number_value(x);
+    if (i >= from && i < to && json_is_number(x) && isfinite(json_number_value(x)))
+      (*out)[n++] = json_number_value(x);
   }
   return n;
 }
@@ -86,9 +89,9 @@ static void plot_row(FILE *f, const struct series *s, double y, double lo, doubl
   for (size_t i = 0; i < s->n; i++)
     fprintf(f, "<circle cx='%.1f' cy='%.1f' r='2.2' fill='#1f77b4' fill-opacity='.7'/>",
             xpos(s->v[i], lo, hi), y + ((double)(i % 5) - 2) * 2.5);
-  for (size_t i = 0; i < s->nrerun; i++)
+  for (size_t i = 0; i < s->nlater; i++)
     fprintf(f, "<circle cx='%.1f' cy='%.1f' r='2.2' fill='#ff7f0e' fill-opacity='.8'/>",
-            xpos(s->rerun[i], lo, hi), y + ((double)(i % 5) - 2) * 2.5);
+            xpos(s->later[i], lo, hi), y + ((double)(i % 5) - 2) * 2.5);
 }
 
 static void plot_axis(FILE *f, double lo, double hi, double y, const char *unit) {
@@ -113,10 +116,12 @@ static void timing_plot(FILE *f, const json_t *suite) {
   const char *unit = "ms";
   for (size_t c = 0; c < nc; c++) {
     const json_t *cj = json_array_get(configs, c);
-    s[c].n = numbers(json_object_get(cj, "timings"), &s[c].v);
-    s[c].nrerun = numbers(json_object_get(cj, "rerun_timings"), &s[c].rerun);
+    const json_t *t = json_object_get(cj, "timings");
+    size_t first = (size_t)json_integer_value(json_object_get(suite, "rounds"));
+    s[c].n = numbers(t, 0, first, &s[c].v);
+    s[c].nlater = numbers(t, first, SIZE_MAX, &s[c].later);
     for (size_t i = 0; i < s[c].n; i++) lo = fmin(lo, s[c].v[i]), hi = fmax(hi, s[c].v[i]);
-    for (size_t i = 0; i < s[c].nrerun; i++) lo = fmin(lo, s[c].rerun[i]), hi = fmax(hi, s[c].rerun[i]);
+    for (size_t i = 0; i < s[c].nlater; i++) lo = fmin(lo, s[c].later[i]), hi = fmax(hi, s[c].later[i]);
     if (s[c].n) rows++, unit = str(cj, "unit");
   }
   if (rows) {
@@ -136,9 +141,9 @@ static void timing_plot(FILE *f, const json_t *suite) {
     }
     plot_axis(f, lo, hi, y - 6, unit);
     fprintf(f, "</svg><p class='meta'>Blue: one point per round (the median of its timed "
-            "iterations), box: quartiles, bar: median; orange: rerun rounds.</p>");
+            "iterations), box: quartiles, bar: median; orange: rounds of later batches.</p>");
   }
-  for (size_t c = 0; c < nc; c++) free(s[c].v), free(s[c].rerun);
+  for (size_t c = 0; c < nc; c++) free(s[c].v), free(s[c].later);
   free(s);
 }
 
@@ -246,7 +251,6 @@ static void assertion_row(FILE *f, const json_t *a) {
   h(f, str(a, "type"));
   fprintf(f, "</td><td class='%s'>", v);
   h(f, v);
-  if (json_is_true(json_object_get(a, "flaky"))) fprintf(f, " (flaky)");
   fprintf(f, "</td><td class='detail'>");
   const char *sep = "";
   if (*str(a, "description")) {
@@ -320,9 +324,15 @@ static void suite_section(FILE *f, const json_t *s) {
   h(f, str(s, "description"));
   fprintf(f, "</p><p class='meta'>workload <code>");
   h(f, str(s, "workload"));
-  fprintf(f, "</code>, %s, %lld rounds, k = %lld, margin %g%%", json_is_true(json_object_get(s, "timed")) ? "timed" : "untimed",
+  const json_t *sprt = json_object_get(s, "sprt");
+  fprintf(f, "</code>, %s, %lld rounds run (first batch %lld, budget %lld), SPRT p0 %g p1 %g "
+          "alpha %g beta %g, margin %g%%", json_is_true(json_object_get(s, "timed")) ? "timed" : "untimed",
+          (long long)json_integer_value(json_object_get(s, "rounds_run")),
           (long long)json_integer_value(json_object_get(s, "rounds")),
-          (long long)json_integer_value(json_object_get(s, "k")),
+          (long long)json_integer_value(json_object_get(s, "max_rounds")),
+          json_number_value(json_object_get(sprt, "p0")), json_number_value(json_object_get(sprt, "p1")),
+          json_number_value(json_object_get(sprt, "alpha")),
+          json_number_value(json_object_get(sprt, "beta")),
           json_number_value(json_object_get(s, "margin")) * 100);
   if (json_is_string(json_object_get(s, "skipped"))) {
     fprintf(f, "; skipped: ");
@@ -345,7 +355,7 @@ int mxcts_report_html(const json_t *results, FILE *f) {
   fprintf(f, "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>mxcts: ");
   h(f, str(impl, "name"));
   fprintf(f, "</title><style>%s</style></head><body>\n<h1>mxcts: <span class='%s'>%s</span></h1>",
-          css, status, !strcmp(status, "pass") ? "PASS" : "FAIL");
+          css, status, !strcmp(status, "pass") ? "PASS" : !strcmp(status, "inconclusive") ? "INCONCLUSIVE" : "FAIL");
   fprintf(f, "<p class='meta'>implementation <code>");
   h(f, str(impl, "path"));
   fprintf(f, "</code> (");

@@ -42,7 +42,7 @@ static void add(struct tally *t, int v) {
   t->tests++;
   if (v == MXCTS_V_FAIL || v == MXCTS_V_XPASS) t->failures++;
   else if (v == MXCTS_V_CRASH || v == MXCTS_V_TIMEOUT || v == MXCTS_V_ERROR || v < 0) t->errors++;
-  else if (v == MXCTS_V_SKIP || v == MXCTS_V_XFAIL) t->skipped++;
+  else if (v == MXCTS_V_SKIP || v == MXCTS_V_XFAIL || v == MXCTS_V_INCONCLUSIVE) t->skipped++;
 }
 
 static void testcase(FILE *f, const json_t *suite, const json_t *a) {
@@ -64,14 +64,14 @@ static void testcase(FILE *f, const json_t *suite, const json_t *a) {
     fprintf(f, "\nreproduce: ");
     xml_text(f, str(a, "command"));
     fprintf(f, "</%s>\n", tag);
-  } else if (v == MXCTS_V_SKIP || v == MXCTS_V_XFAIL) {
+  } else if (v == MXCTS_V_SKIP || v == MXCTS_V_XFAIL || v == MXCTS_V_INCONCLUSIVE) {
     fprintf(f, "      <skipped message=\"");
     if (v == MXCTS_V_XFAIL) fputs("expected failure: ", f);
+    if (v == MXCTS_V_INCONCLUSIVE) fputs("inconclusive: ", f);
     xml_text(f, v == MXCTS_V_XFAIL ? reason : str(a, "detail"));
     fprintf(f, "\"/>\n");
   }
-  fprintf(f, "      <system-out>verdict: %s%s\ndetail: ", str(a, "verdict"),
-          json_is_true(json_object_get(a, "flaky")) ? " (flaky: passed on rerun)" : "");
+  fprintf(f, "      <system-out>verdict: %s\ndetail: ", str(a, "verdict"));
   xml_text(f, str(a, "detail"));
   fprintf(f, "\ncommand: ");
   xml_text(f, str(a, "command"));

@@ -41,7 +41,7 @@ static void tap_text(FILE *f, const char *s) {
 
 static const char *const pair_keys[] = {
     "slower", "faster", "slower_median", "faster_median", "ratio_median", "wins", "rounds",
-    "k", "ratio_lower_bound", "confidence", "p_value", "margin", "pass", NULL};
+    "rounds_left_out", "decided_at", "llr", "lower", "upper", "margin", "decision", NULL};
 
 static void yaml_pairs(FILE *f, const json_t *pairs) {
   fprintf(f, "  pairs:\n");
@@ -103,20 +103,17 @@ static void yaml_block(FILE *f, const json_t *results, const json_t *suite, cons
   yaml_kv(f, 2, "verdict", json_object_get(a, "verdict"));
   if (!json_equal(json_object_get(a, "verdict"), json_object_get(a, "raw_verdict")))
     yaml_kv(f, 2, "raw_verdict", json_object_get(a, "raw_verdict"));
-  yaml_kv(f, 2, "flaky", json_object_get(a, "flaky"));
   const char *detail = json_string_value(json_object_get(a, "detail"));
   if (detail && *detail) yaml_kv(f, 2, "detail", json_object_get(a, "detail"));
   yaml_kv(f, 2, "expectation", json_object_get(a, "expectation"));
   yaml_kv(f, 2, "seed", json_object_get(results, "seed"));
-  yaml_kv(f, 2, "rerun_seed", json_object_get(a, "rerun_seed"));
   const char *type = json_string_value(json_object_get(a, "type"));
   if (type && !strcmp(type, "ordering")) {
-    yaml_kv(f, 2, "rounds", json_object_get(suite, "rounds"));
-    yaml_kv(f, 2, "k", json_object_get(suite, "k"));
+    yaml_kv(f, 2, "rounds_run", json_object_get(suite, "rounds_run"));
+    yaml_kv(f, 2, "max_rounds", json_object_get(suite, "max_rounds"));
+    yaml_kv(f, 2, "sprt", json_object_get(suite, "sprt"));
     json_t *pairs = json_object_get(json_object_get(a, "diag"), "pairs");
     if (json_array_size(pairs)) yaml_pairs(f, pairs);
-    json_t *first = json_object_get(a, "first_attempt");
-    if (first) yaml_kv(f, 2, "first_attempt_detail", json_object_get(first, "detail"));
   }
   yaml_configs(f, suite, a);
   yaml_kv(f, 2, "command_job", json_object_get(a, "command_job"));
@@ -128,13 +125,18 @@ static void test_point(FILE *f, size_t n, const json_t *results, const json_t *s
                        const json_t *a) {
   int v = mxcts_verdict_parse(json_string_value(json_object_get(a, "verdict")));
   const char *reason = json_string_value(json_object_get(json_object_get(a, "expectation"), "reason"));
-  bool ok = v == MXCTS_V_PASS || v == MXCTS_V_SKIP || v == MXCTS_V_XPASS;
+  bool inconclusive = v == MXCTS_V_INCONCLUSIVE; /* a skip: neither proven nor refuted */
+  bool ok = v == MXCTS_V_PASS || v == MXCTS_V_SKIP || v == MXCTS_V_XPASS || inconclusive;
   fprintf(f, "%s %zu - ", ok ? "ok" : "not ok", n);
   tap_text(f, json_string_value(json_object_get(a, "name")));
-  if (v != MXCTS_V_PASS && v != MXCTS_V_SKIP && v != MXCTS_V_XFAIL && v != MXCTS_V_XPASS) {
+  if (v != MXCTS_V_PASS && v != MXCTS_V_SKIP && v != MXCTS_V_XFAIL && v != MXCTS_V_XPASS &&
+      !inconclusive) {
     fprintf(f, " (%s)", mxcts_verdict_name((enum mxcts_verdict)(v < 0 ? MXCTS_V_ERROR : v)));
   }
-  if (v == MXCTS_V_SKIP) {
+  if (inconclusive) {
+    fprintf(f, " # SKIP inconclusive: ");
+    tap_text(f, json_string_value(json_object_get(a, "detail")));
+  } else if (v == MXCTS_V_SKIP) {
     fprintf(f, " # SKIP ");
     tap_text(f, json_string_value(json_object_get(a, "detail")));
   } else if (v == MXCTS_V_XFAIL) {

@@ -23,7 +23,6 @@ const char *mxcts__job_kind_name(enum mxcts_job_kind k) {
   switch (k) {
   case MXCTS_JOB_ROUND: return "round";
   case MXCTS_JOB_PROFILE: return "profile";
-  case MXCTS_JOB_RERUN: return "rerun";
   }
   return "?";
 }
@@ -158,23 +157,24 @@ static void add_job(struct mxcts_plan *p, size_t si, size_t ci, enum mxcts_job_k
   j->timed = kind != MXCTS_JOB_PROFILE && s->timed;
   j->timeout_s = s->timeout_s * (p->opt.timeout_scale > 0 ? p->opt.timeout_scale : 1.0);
   if (kind == MXCTS_JOB_PROFILE) j->id = mxcts_xasprintf("%s/%s/profile", s->name, c->id);
-  else j->id = mxcts_xasprintf("%s/%s/%sr%03d", s->name, c->id,
-                               kind == MXCTS_JOB_RERUN ? "rerun-" : "", round);
+  else j->id = mxcts_xasprintf("%s/%s/r%03d", s->name, c->id, round);
   j->dir = mxcts_xasprintf("%s/%s", p->opt.out, j->id);
   build_env(&p->opt, c, &j->env);
   build_argv(p, s, c, j);
 }
 
-/* Rounds 1..R of the configs flagged in `use`, each round in seeded order. */
-static void add_rounds(struct mxcts_plan *p, size_t si, const bool *use, enum mxcts_job_kind kind,
-                       uint64_t stream) {
+/* Rounds first..last of the configs flagged in `use`, each round in seeded
+ * order; a round's seed and order depend only on the suite's stream and the
+ * round's number, whichever batch it is in. */
+static void add_rounds(struct mxcts_plan *p, size_t si, const bool *use, int first, int last) {
   const struct mxcts_suite *s = &p->suites[si];
+  uint64_t stream = suite_stream(p->opt.seed, s->name);
   size_t *order = mxcts_xcalloc(s->nconfigs, sizeof *order);
-  for (int r = 1; r <= s->rounds; r++) {
+  for (int r = first; r <= last; r++) {
     seeded_order(stream, r, order, s->nconfigs);
     long seed = probe_seed(stream, (uint64_t)r);
     for (size_t i = 0; i < s->nconfigs; i++)
-      if (use[order[i]]) add_job(p, si, order[i], kind, r, seed);
+      if (use[order[i]]) add_job(p, si, order[i], MXCTS_JOB_ROUND, r, seed);
   }
   free(order);
 }
@@ -190,7 +190,7 @@ static void add_suite_rounds(struct mxcts_plan *p, size_t si) {
   const struct mxcts_suite *s = &p->suites[si];
   bool *use = mxcts_xcalloc(s->nconfigs, sizeof *use);
   for (size_t c = 0; c < s->nconfigs; c++) use[c] = mxcts_suite_config_needs_rounds(s, c);
-  add_rounds(p, si, use, MXCTS_JOB_ROUND, suite_stream(p->opt.seed, s->name));
+  add_rounds(p, si, use, 1, s->rounds);
   free(use);
 }
 
@@ -273,26 +273,24 @@ int mxcts_plan_build(const struct mxcts_options *opt, struct mxcts_plan *out) {
   return rc;
 }
 
-size_t mxcts_plan_add_rerun(struct mxcts_plan *p, size_t si, const size_t *configs, size_t n) {
+int mxcts_plan_rounds_run(const struct mxcts_plan *p, size_t suite) {
+  int rounds = 0;
+  for (size_t i = 0; i < p->njobs; i++)
+    if (p->jobs[i].suite == suite && p->jobs[i].kind == MXCTS_JOB_ROUND && p->jobs[i].round > rounds)
+      rounds = p->jobs[i].round;
+  return rounds;
+}
+
+size_t mxcts_plan_add_batch(struct mxcts_plan *p, size_t si, const size_t *configs, size_t n,
+                            int rounds) {
   const struct mxcts_suite *s = &p->suites[si];
-  uint64_t rerun_seed = mxcts_mix64(p->opt.seed ^ 0x7265727531ULL) & 0xffffffffULL;
-  uint64_t stream = suite_stream(rerun_seed, s->name);
-  p->reruns = mxcts_xrealloc(p->reruns, (p->nreruns + 1) * sizeof *p->reruns);
-  p->reruns[p->nreruns].suite = si;
-  p->reruns[p->nreruns].seed = (long)rerun_seed;
-  p->nreruns++;
   bool *use = mxcts_xcalloc(s->nconfigs, sizeof *use);
   for (size_t i = 0; i < n; i++) use[configs[i]] = true;
   size_t first = p->njobs;
-  add_rounds(p, si, use, MXCTS_JOB_RERUN, stream);
+  int done = mxcts_plan_rounds_run(p, si);
+  add_rounds(p, si, use, done + 1, done + rounds);
   free(use);
   return first;
-}
-
-const struct mxcts_rerun *mxcts_plan_rerun(const struct mxcts_plan *p, size_t suite) {
-  for (size_t i = 0; i < p->nreruns; i++)
-    if (p->reruns[i].suite == suite) return &p->reruns[i];
-  return NULL;
 }
 
 void mxcts_plan_free(struct mxcts_plan *p) {
@@ -306,7 +304,6 @@ void mxcts_plan_free(struct mxcts_plan *p) {
   for (size_t i = 0; p->skip_reason && i < p->nsuites; i++) free(p->skip_reason[i]);
   free(p->skip_reason);
   mxcts_suites_free(p->suites, p->nsuites);
-  free(p->reruns);
   mxcts_options_free(&p->opt);
   memset(p, 0, sizeof *p);
 }
@@ -333,8 +330,7 @@ char *mxcts_job_command(const struct mxcts_job *j) {
 char *mxcts__group_file(const struct mxcts_job *j) {
   const char *slash = strrchr(j->dir, '/');
   int len = slash ? (int)(slash - j->dir) : 0;
-  return mxcts_xasprintf("%.*s/%s", len, j->dir,
-                         j->kind == MXCTS_JOB_RERUN ? "rerun-group-failed" : "group-failed");
+  return mxcts_xasprintf("%.*s/group-failed", len, j->dir);
 }
 
 static void exec_line(const struct mxcts_plan *p, const struct mxcts_job *j, struct mxcts_buf *b) {
@@ -348,7 +344,7 @@ static void exec_line(const struct mxcts_plan *p, const struct mxcts_job *j, str
     mxcts_shell_quote(b, p->opt.lock_file);
   }
   if (!p->opt.keep_going) {
-    /* the config's processes share it (a rerun is a fresh start, as in run) */
+    /* the config's processes share it, over every batch, as in run */
     char *file = mxcts__group_file(j);
     mxcts_buf_puts(b, " --group-file ");
     mxcts_shell_quote(b, file);
@@ -390,7 +386,7 @@ static json_t *strv_json(const struct mxcts_strv *l) {
 
 static json_t *options_json(const struct mxcts_options *o) {
   return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i, s:f,"
-                   " s:f, s:o, s:o, s:o}",
+                   " s:f, s:f, s:o, s:o, s:o}",
                    "impl", str_or_null(o->impl), "impl_name", str_or_null(o->impl_name), "probe",
                    str_or_null(o->probe), "suites_dir", str_or_null(o->suites_dir), "suites",
                    strv_json(&o->suites), "out", str_or_null(o->out), "expectations",
@@ -398,6 +394,7 @@ static json_t *options_json(const struct mxcts_options *o) {
                    str_or_null(o->junit), "json", str_or_null(o->json), "html",
                    str_or_null(o->html), "rounds", o->rounds, "seed", (json_int_t)o->seed, "jobs",
                    o->jobs, "grace_s", o->grace_s, "timeout_scale", o->timeout_scale,
+                   "max_backoff_s", o->max_backoff_s,
                    "lock_file", str_or_null(o->lock_file), "pass_env", strv_json(&o->pass_env),
                    "self", str_or_null(o->self));
 }
@@ -411,18 +408,14 @@ static json_t *job_json(const struct mxcts_plan *p, const struct mxcts_job *j) {
 }
 
 static int plan_save(const struct mxcts_plan *p, const char *path) {
-  json_t *suites = json_array(), *jobs = json_array(), *reruns = json_array();
+  json_t *suites = json_array(), *jobs = json_array();
   for (size_t i = 0; i < p->nsuites; i++)
     json_array_append_new(suites, json_pack("{s:o, s:O, s:o}", "file", mxcts_json_text(p->suites[i].file), "doc",
                                             p->suites[i].source, "skip",
                                             str_or_null(p->skip_reason[i])));
   for (size_t i = 0; i < p->njobs; i++) json_array_append_new(jobs, job_json(p, &p->jobs[i]));
-  for (size_t i = 0; i < p->nreruns; i++)
-    json_array_append_new(reruns, json_pack("{s:s, s:I}", "suite",
-                                            p->suites[p->reruns[i].suite].name, "seed",
-                                            (json_int_t)p->reruns[i].seed));
-  json_t *doc = json_pack("{s:i, s:o, s:o, s:o, s:o}", "mxcts_plan", MXCTS_PLAN_FORMAT, "options",
-                          options_json(&p->opt), "suites", suites, "jobs", jobs, "reruns", reruns);
+  json_t *doc = json_pack("{s:i, s:o, s:o, s:o}", "mxcts_plan", MXCTS_PLAN_FORMAT, "options",
+                          options_json(&p->opt), "suites", suites, "jobs", jobs);
   int rc = doc ? mxcts_json_save(path, doc)
                : mxcts_set_error(MXR_EINVAL, "%s: cannot build the plan document", path);
   json_decref(doc);

@@ -44,6 +44,7 @@ static int load_options(const struct mxcts_jloc *top, json_t *doc, struct mxcts_
   if (!rc) rc = mxcts_jget_long(&at, v, "jobs", false, 1, 1024, &jobs);
   if (!rc) rc = mxcts_jget_double(&at, v, "grace_s", false, 0, 3600, &o->grace_s);
   if (!rc) rc = mxcts_jget_double(&at, v, "timeout_scale", false, 0, 1000, &o->timeout_scale);
+  if (!rc) rc = mxcts_jget_double(&at, v, "max_backoff_s", false, 0, 3600, &o->max_backoff_s);
   o->rounds = (int)rounds;
   o->seed = (uint64_t)seed;
   o->jobs = (int)jobs;
@@ -101,9 +102,9 @@ static int job_refs(const struct mxcts_jloc *at, json_t *v, const struct mxcts_p
   long ci = si < 0 ? -1 : mxcts_suite_find_config(&p->suites[si], config);
   if (!rc && ci < 0) rc = mxcts_jfail(at, "suite \"%s\" config \"%s\" is not in the plan", suite, config);
   int k = -1;
-  for (int t = MXCTS_JOB_ROUND; !rc && t <= MXCTS_JOB_RERUN; t++)
+  for (int t = MXCTS_JOB_ROUND; !rc && t <= MXCTS_JOB_PROFILE; t++)
     if (!strcmp(kind, mxcts__job_kind_name((enum mxcts_job_kind)t))) k = t;
-  if (!rc && k < 0) rc = mxcts_jfail_key(at, "kind", "\"%s\" is not round, profile or rerun", kind);
+  if (!rc && k < 0) rc = mxcts_jfail_key(at, "kind", "\"%s\" is not round or profile", kind);
   if (!rc) {
     j->suite = (size_t)si;
     j->config = (size_t)ci;
@@ -152,32 +153,6 @@ static int load_jobs(const struct mxcts_jloc *top, json_t *doc, struct mxcts_pla
   return 0;
 }
 
-static int load_reruns(const struct mxcts_jloc *top, json_t *doc, struct mxcts_plan *p) {
-  json_t *a = NULL;
-  int rc = mxcts_jget_typed(top, doc, "reruns", false, JSON_ARRAY, &a);
-  size_t i;
-  json_t *v;
-  json_array_foreach(a, i, v) {
-    if (rc) break;
-    char *path = mxcts_jpath_index("reruns", i), *suite = NULL;
-    struct mxcts_jloc at = {top->file, path};
-    long seed = 0;
-    rc = json_is_object(v) ? mxcts_jget_string(&at, v, "suite", true, &suite)
-                           : mxcts_jfail(&at, "expected an object");
-    if (!rc) rc = mxcts_jget_long(&at, v, "seed", true, 0, 0xffffffffL, &seed);
-    long si = rc ? -1 : find_suite(p, suite);
-    if (!rc && si < 0) rc = mxcts_jfail_key(&at, "suite", "\"%s\" is not in the plan", suite);
-    if (!rc) {
-      p->reruns = mxcts_xrealloc(p->reruns, (p->nreruns + 1) * sizeof *p->reruns);
-      p->reruns[p->nreruns].suite = (size_t)si;
-      p->reruns[p->nreruns++].seed = seed;
-    }
-    free(suite);
-    free(path);
-  }
-  return rc;
-}
-
 int mxcts_plan_load(const char *path, struct mxcts_plan *out) {
   json_t *doc;
   memset(out, 0, sizeof *out);
@@ -192,7 +167,6 @@ int mxcts_plan_load(const char *path, struct mxcts_plan *out) {
   if (!rc) rc = load_options(&top, doc, &out->opt);
   if (!rc) rc = load_suites(&top, doc, out);
   if (!rc) rc = load_jobs(&top, doc, out);
-  if (!rc) rc = load_reruns(&top, doc, out);
   json_decref(doc);
   if (rc) mxcts_plan_free(out);
   return rc;

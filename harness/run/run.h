@@ -1,8 +1,8 @@
 /*
  * harness/run/run.h: from options to finished processes: the plan of probe
  * processes, running them, their result files and the progress display.
- * Sections: progress, result, runner, plan.  (A whole run, judged and
- * rerun, is session/session.h.)
+ * Sections: progress, result, runner, plan.  (A whole run, judged batch by
+ * batch, is session/session.h.)
  */
 #ifndef MXCTS_RUN_H
 #define MXCTS_RUN_H
@@ -214,7 +214,8 @@ int mxcts_run_procs(const struct mxcts_proc *procs, size_t n, const struct mxcts
  *   2. the rounds of untimed suites, round by round;
  *   3. the rounds of timed suites, round by round, each round's configs in a
  *      seeded random order.
- * Reruns of failing orderings are appended later (mxcts__plan_add_rerun).
+ * Further batches of rounds for undecided orderings are appended later
+ * (mxcts_plan_add_batch), numbered on from the rounds already planned.
  *
  * Seeds: the run seed S (reported) gives each suite a stream
  * mix(S ^ hash(suite)); round r's probe seed and config order come from it,
@@ -231,7 +232,7 @@ int mxcts_run_procs(const struct mxcts_proc *procs, size_t n, const struct mxcts
  * (mxcts_options_free).
  */
 
-#define MXCTS_PLAN_FORMAT 1
+#define MXCTS_PLAN_FORMAT 2
 
 struct mxcts_options {
   char *impl;              /* the library under test (absolute) */
@@ -247,6 +248,7 @@ struct mxcts_options {
   int jobs;                /* parallel untimed processes */
   double grace_s;          /* SIGTERM -> SIGKILL at a deadline */
   double timeout_scale;    /* multiplies every suite's timeout */
+  double max_backoff_s;    /* the longest wait before a batch while rounds run contended */
   char *lock_file;         /* host-wide lock against concurrent timed work */
   struct mxcts_strv pass_env;   /* extra variable names passed through */
   char *self;              /* absolute path of the mxcts executable */
@@ -256,10 +258,10 @@ void mxcts_options_free(struct mxcts_options *o);
 /* Default lock file: ${TMPDIR:-/tmp}/mxcts-<uid>.lock (caller frees). */
 char *mxcts_default_lock_file(void);
 
-enum mxcts_job_kind { MXCTS_JOB_ROUND, MXCTS_JOB_PROFILE, MXCTS_JOB_RERUN };
+enum mxcts_job_kind { MXCTS_JOB_ROUND, MXCTS_JOB_PROFILE };
 
 struct mxcts_job {
-  char *id;                /* "suite/config/r003", ".../profile", ".../rerun-r003" */
+  char *id;                /* "suite/config/r003", ".../profile" */
   size_t suite, config;
   enum mxcts_job_kind kind;
   int round;               /* 1-based; 0 for structure runs */
@@ -271,11 +273,6 @@ struct mxcts_job {
   double timeout_s;
 };
 
-struct mxcts_rerun {
-  size_t suite;
-  long seed;               /* the rerun's seed (a new S for that suite) */
-};
-
 struct mxcts_plan {
   struct mxcts_options opt;
   struct mxcts_suite *suites;
@@ -283,15 +280,14 @@ struct mxcts_plan {
   char **skip_reason;      /* per suite: non-NULL when expectations skip it */
   struct mxcts_job *jobs;
   size_t njobs, cap;
-  struct mxcts_rerun *reruns;
-  size_t nreruns;
 };
 
 /* Load the suites and expectations the options name and build every job.
  * Copies the options. */
 int mxcts_plan_build(const struct mxcts_options *opt, struct mxcts_plan *out);
-/* The rerun of a suite, or NULL. */
-const struct mxcts_rerun *mxcts_plan_rerun(const struct mxcts_plan *p, size_t suite);
+/* The rounds planned so far for a suite (its last round's number; 0 for a
+ * suite without rounds). */
+int mxcts_plan_rounds_run(const struct mxcts_plan *p, size_t suite);
 
 int mxcts_plan_load(const char *path, struct mxcts_plan *out);
 void mxcts_plan_free(struct mxcts_plan *p);
@@ -308,9 +304,11 @@ void mxcts_plan_print_lines(const struct mxcts_plan *p, size_t first, FILE *f);
  * earlier run left for the plan's configs (mxcts exec --group-file), so that
  * no failure of an old run skips the new run's jobs. */
 int mxcts_plan_write(const struct mxcts_plan *p);
-/* Append a rerun of `configs` of suite `suite` (R rounds, timed, new seed).
+/* Append a batch of `rounds` rounds of `configs` of suite `suite`, numbered
+ * on from the rounds planned so far (same stream of seeds and orders).
  * Returns the index of its first job. */
-size_t mxcts_plan_add_rerun(struct mxcts_plan *p, size_t suite, const size_t *configs, size_t n);
+size_t mxcts_plan_add_batch(struct mxcts_plan *p, size_t suite, const size_t *configs, size_t n,
+                            int rounds);
 /* Run the plan's jobs from index `first` on (mxcts_run_procs), one runner
  * group per (suite, config), with the progress line when `progress`. */
 int mxcts_plan_run_jobs(struct mxcts_plan *p, size_t first, bool progress);

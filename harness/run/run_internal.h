@@ -1,7 +1,7 @@
 /*
  * harness/run/run_internal.h: what the files of harness/run share and
  * nothing outside it calls: the progress line's updates, the names of job
- * kinds, the group file of a job's config, reruns and saving a plan.
+ * kinds, the group file of a job's config and saving a plan.
  */
 #ifndef MXCTS_RUN_INTERNAL_H
 #define MXCTS_RUN_INTERNAL_H
@@ -29,7 +29,7 @@ void mxcts__progress_finish(struct mxcts_progress *p);
 const char *mxcts__job_kind_name(enum mxcts_job_kind k);
 /* The file through which the separately run processes of j's config share
  * a crash or timeout (mxcts exec --group-file): in the config's directory,
- * one for the first pass and one for the rerun.  Caller frees. */
+ * one for all its batches.  Caller frees. */
 char *mxcts__group_file(const struct mxcts_job *j);
 
 #endif /* MXCTS_RUN_INTERNAL_H */

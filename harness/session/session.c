@@ -1,40 +1,82 @@
-/* A whole run of a plan (session/session.h). */
+/* A whole run of a plan, batch by batch (session/session.h). */
 #include "session/session.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "judge/judge.h"
 #include "run/run.h"
 
-size_t mxcts_session_add_reruns(struct mxcts_plan *p, const json_t *results) {
+/* The rounds of a suite's next batch: its batch size, within its budget. */
+static int next_batch_rounds(const struct mxcts_plan *p, size_t si) {
+  const struct mxcts_suite *s = &p->suites[si];
+  int left = s->max_rounds - mxcts_plan_rounds_run(p, si);
+  return left < s->batch ? left : s->batch;
+}
+
+size_t mxcts_session_add_batches(struct mxcts_plan *p, const json_t *results) {
   size_t first = p->njobs, nsuites = p->nsuites;
   for (size_t si = 0; si < nsuites; si++) {
     size_t *configs, n;
-    mxcts_judge_rerun_configs(results, p, si, &configs, &n);
-    if (n) mxcts_plan_add_rerun(p, si, configs, n);
+    mxcts_judge_batch_configs(results, p, si, &configs, &n);
+    int rounds = next_batch_rounds(p, si);
+    if (n && rounds > 0) mxcts_plan_add_batch(p, si, configs, n, rounds);
     free(configs);
   }
   return first;
 }
 
-int mxcts_session_run(struct mxcts_plan *p, bool progress, FILE *note, json_t **results) {
-  *results = NULL;
-  int rc = mxcts_plan_write(p);
-  if (!rc && note)
-    fprintf(note, "mxcts run: %zu processes, seed %llu, results in %s\n", p->njobs,
-            (unsigned long long)p->opt.seed, p->opt.out);
-  if (!rc) rc = mxcts_plan_run_jobs(p, 0, progress);
-  if (!rc) rc = mxcts_judge(p, results);
-  size_t first = rc ? p->njobs : mxcts_session_add_reruns(p, *results);
-  if (first == p->njobs) return rc;
-  if (note)
-    fprintf(note, "mxcts run: rerunning %zu processes of failed orderings with a new seed\n",
-            p->njobs - first);
+/* The share of the undecided pairs' rounds that were left out as
+ * contended. */
+static double contended_share(const json_t *results) {
+  double left_out = 0, seen = 0;
+  size_t i, k, m;
+  json_t *s, *a, *pair;
+  json_array_foreach(json_object_get(results, "suites"), i, s) {
+    json_array_foreach(json_object_get(s, "assertions"), k, a) {
+      if (!json_is_true(json_object_get(a, "more_rounds"))) continue;
+      json_array_foreach(json_object_get(json_object_get(a, "diag"), "pairs"), m, pair) {
+        left_out += (double)json_integer_value(json_object_get(pair, "rounds_left_out"));
+        seen += (double)json_integer_value(json_object_get(pair, "rounds_seen"));
+      }
+    }
+  }
+  return seen > 0 ? left_out / seen : 0;
+}
+
+double mxcts_session_backoff(const json_t *results, int busy_batches, double max_s) {
+  if (contended_share(results) <= 0.25 || busy_batches < 1) return 0;
+  double wait = ldexp(1.0, busy_batches - 1);
+  return wait < max_s ? wait : max_s;
+}
+
+/* Run jobs [first, njobs) and judge all of them. */
+static int run_and_judge(struct mxcts_plan *p, size_t first, bool progress, json_t **results) {
   json_decref(*results);
   *results = NULL;
-  rc = mxcts_plan_write(p);
+  int rc = mxcts_plan_write(p);
   if (!rc) rc = mxcts_plan_run_jobs(p, first, progress);
   if (!rc) rc = mxcts_judge(p, results);
+  return rc;
+}
+
+int mxcts_session_run(struct mxcts_plan *p, bool progress, FILE *note, json_t **results) {
+  *results = NULL;
+  if (note)
+    fprintf(note, "mxcts run: %zu processes, seed %llu, results in %s\n", p->njobs,
+            (unsigned long long)p->opt.seed, p->opt.out);
+  int rc = run_and_judge(p, 0, progress, results), busy = 0;
+  while (!rc) {
+    size_t first = mxcts_session_add_batches(p, *results);
+    if (first == p->njobs) break;
+    busy = contended_share(*results) > 0.25 ? busy + 1 : 0;
+    double wait = mxcts_session_backoff(*results, busy, p->opt.max_backoff_s);
+    if (note)
+      fprintf(note, "mxcts run: orderings undecided: another batch, %zu processes%s\n",
+              p->njobs - first, wait > 0 ? " (after a wait: rounds ran contended)" : "");
+    mxcts_sleep(wait);
+    rc = run_and_judge(p, first, progress, results);
+  }
   return rc;
 }

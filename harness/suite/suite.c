@@ -437,19 +437,12 @@ bool mxcts_suite_config_needs_rounds(const struct mxcts_suite *s, size_t c) {
   return other && !mxcts_suite_config_needs_profile(s, c);
 }
 
-static int check_rounds(const struct mxcts_jloc *at, struct mxcts_suite *s, const char *what) {
-  if (!s->k_given) {
-    s->k = mxcts_sign_test_min_k(s->rounds, s->alpha);
-    if (s->k > s->rounds) {
-      int need = s->rounds;
-      while (need < MXCTS_MAX_ROUNDS && mxcts_sign_test_min_k(need, s->alpha) > need) need++;
-      return mxcts_jfail(at, "%d rounds%s cannot reach alpha %g: the sign test needs at least "
-                         "%d rounds", s->rounds, what, s->alpha, need);
-    }
-  } else if (s->k > s->rounds || 2 * s->k <= s->rounds) {
-    return mxcts_jfail(at, "k = %d does not fit %d rounds%s (need rounds/2 < k <= rounds)", s->k,
-                       s->rounds, what);
-  }
+/* The SPRT settings and the round budget of a suite with orderings. */
+static int check_sequential(const struct mxcts_jloc *at, const struct mxcts_suite *s) {
+  if (mxcts_sprt_check(&s->sprt)) return mxcts_jfail(at, "%s", mxcts_last_error());
+  if (s->max_rounds < s->rounds)
+    return mxcts_jfail_key(at, "max_rounds", "%d is less than the first batch (rounds = %d)",
+                           s->max_rounds, s->rounds);
   return 0;
 }
 
@@ -465,25 +458,24 @@ static int check_suite(const struct mxcts_jloc *at, struct mxcts_suite *s, json_
     if (!used)
       return mxcts_jfail(at, "config \"%s\" is read by no assertion", s->configs[c].id);
   }
-  if (json_object_get(doc, "k") && json_object_get(doc, "alpha"))
-    return mxcts_jfail(at, "give \"k\" or \"alpha\", not both");
-  return ordering ? check_rounds(at, s, "") : 0;
+  if (!json_object_get(doc, "rounds") && ordering) s->rounds = MXCTS_DEFAULT_FIRST_BATCH;
+  return ordering ? check_sequential(at, s) : 0;
 }
 
 int mxcts_suite_set_rounds(struct mxcts_suite *s, int rounds) {
-  struct mxcts_jloc at = {s->file, ""};
   if (rounds < 1 || rounds > MXCTS_MAX_ROUNDS)
     return mxcts_set_error(MXR_EINVAL, "--rounds %d: out of range [1, %d]", rounds,
                            MXCTS_MAX_ROUNDS);
   s->rounds = rounds;
-  return has_type(s, MXCTS_A_ORDERING) ? check_rounds(&at, s, " (from --rounds)") : 0;
+  if (s->max_rounds < rounds) s->max_rounds = rounds;
+  return 0;
 }
 
 /* --- the document -------------------------------------------------------------------------------- */
 
 static const char *const suite_keys[] = {
     "format", "name", "description", "workload", "params", "profile_params", "configs", "rounds",
-    "k", "alpha", "margin", "max_contention", "timeout", "timed", "requires", "assertions", NULL};
+    "batch", "max_rounds", "p0", "p1", "alpha", "beta", "margin", "max_contention", "timeout", "timed", "requires", "assertions", NULL};
 
 /* "requires": what the machine and implementation must have; "gpu" is the
  * only requirement so far. */
@@ -510,7 +502,8 @@ static int base_name_matches(const char *file, const char *name) {
 
 static int parse_header(const struct mxcts_jloc *at, json_t *doc, bool check_name,
                         struct mxcts_suite *s) {
-  long format = 0, rounds = MXCTS_DEFAULT_ROUNDS, k = 0;
+  long format = 0, rounds = MXCTS_DEFAULT_ROUNDS, batch = MXCTS_DEFAULT_BATCH,
+       max_rounds = MXCTS_DEFAULT_MAX_ROUNDS;
   int rc = mxcts_jcheck_object(at, doc, suite_keys);
   if (!rc) rc = mxcts_jget_long(at, doc, "format", true, 1, 1000, &format);
   if (!rc && format != MXCTS_SUITE_FORMAT)
@@ -529,23 +522,28 @@ static int parse_header(const struct mxcts_jloc *at, json_t *doc, bool check_nam
   if (!rc) rc = parse_kvs(at, doc, "params", false, &s->params);
   if (!rc) rc = parse_kvs(at, doc, "profile_params", false, &s->profile_params);
   if (!rc) rc = mxcts_jget_long(at, doc, "rounds", false, 1, MXCTS_MAX_ROUNDS, &rounds);
-  if (!rc) rc = mxcts_jget_long(at, doc, "k", false, 1, MXCTS_MAX_ROUNDS, &k);
-  if (!rc) rc = mxcts_jget_double(at, doc, "alpha", false, 1e-12, 0.49, &s->alpha);
+  if (!rc) rc = mxcts_jget_long(at, doc, "batch", false, 1, MXCTS_MAX_ROUNDS, &batch);
+  if (!rc) rc = mxcts_jget_long(at, doc, "max_rounds", false, 1, MXCTS_MAX_ROUNDS, &max_rounds);
+  if (!rc) rc = mxcts_jget_double(at, doc, "p0", false, 1e-6, 1 - 1e-6, &s->sprt.p0);
+  if (!rc) rc = mxcts_jget_double(at, doc, "p1", false, 1e-6, 1 - 1e-6, &s->sprt.p1);
+  if (!rc) rc = mxcts_jget_double(at, doc, "alpha", false, 1e-9, 0.49, &s->sprt.alpha);
+  if (!rc) rc = mxcts_jget_double(at, doc, "beta", false, 1e-9, 0.49, &s->sprt.beta);
   if (!rc) rc = mxcts_jget_double(at, doc, "margin", false, -0.999999, 1e6, &s->margin);
   if (!rc) rc = mxcts_jget_double(at, doc, "max_contention", false, 0, 1000, &s->max_contention);
   if (!rc) rc = mxcts_jget_double(at, doc, "timeout", false, 0.001, 86400, &s->timeout_s);
   if (!rc) rc = mxcts_jget_bool(at, doc, "timed", false, &s->timed);
   if (!rc) rc = parse_requires(at, doc, s);
   s->rounds = (int)rounds;
-  s->k = (int)k;
-  s->k_given = k != 0;
+  s->batch = (int)batch;
+  s->max_rounds = (int)max_rounds;
   return rc;
 }
 
 int mxcts_suite_parse(json_t *doc, const char *file, bool check_name, struct mxcts_suite *out) {
   struct mxcts_suite s = {0};
   s.file = mxcts_xstrdup(file ? file : "(suite)");
-  s.alpha = MXCTS_DEFAULT_ALPHA;
+  s.sprt = (struct mxcts_sprt_params){MXCTS_DEFAULT_P0, MXCTS_DEFAULT_P1, MXCTS_DEFAULT_ALPHA,
+                                      MXCTS_DEFAULT_BETA};
   s.margin = MXCTS_DEFAULT_MARGIN;
   s.timeout_s = MXCTS_DEFAULT_TIMEOUT;
   s.source = json_incref(doc);

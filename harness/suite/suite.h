@@ -5,7 +5,8 @@
  *
  * The format is documented in docs/suites.md.  A suite names one probe
  * workload with its parameters, a list of environment configurations, the
- * round and sign-test settings, and assertions of six types: structure,
+ * rounds and the sequential test's settings (p0, p1, alpha, beta, batches and
+ * the round budget), and assertions of six types: structure,
  * ordering, checks, value, equal and profile_file.  Parsing rejects unknown
  * fields, wrong types, missing fields and dangling references with a message
  * that names the file and the JSON path.
@@ -25,8 +26,14 @@
 #include "common/common.h"
 
 #define MXCTS_SUITE_FORMAT 1
-#define MXCTS_DEFAULT_ROUNDS 25
-#define MXCTS_DEFAULT_ALPHA 0.01 /* gives k = 19 for 25 rounds */
+#define MXCTS_DEFAULT_ROUNDS 25       /* rounds of a suite without orderings */
+#define MXCTS_DEFAULT_FIRST_BATCH 15  /* first batch of a suite with orderings */
+#define MXCTS_DEFAULT_BATCH 10        /* each further batch */
+#define MXCTS_DEFAULT_MAX_ROUNDS 100  /* the round budget of an ordering */
+#define MXCTS_DEFAULT_P0 0.5
+#define MXCTS_DEFAULT_P1 0.8
+#define MXCTS_DEFAULT_ALPHA 0.001
+#define MXCTS_DEFAULT_BETA 0.001
 #define MXCTS_DEFAULT_MARGIN 0.05
 #define MXCTS_DEFAULT_TIMEOUT 60.0
 #define MXCTS_MAX_ROUNDS 200
@@ -137,10 +144,10 @@ struct mxcts_suite {
   struct mxcts_kvs profile_params;  /* on top of params for structure runs */
   struct mxcts_config *configs;
   size_t nconfigs;
-  int rounds;                 /* R */
-  int k;                      /* wins needed of R */
-  bool k_given;               /* k came from the file (else from alpha) */
-  double alpha;
+  int rounds;                 /* rounds of the first batch (untimed suites: all) */
+  int batch;                  /* rounds of each further batch (orderings undecided) */
+  int max_rounds;             /* the round budget of the suite's orderings */
+  struct mxcts_sprt_params sprt;   /* p0, p1, alpha, beta of its orderings */
   double margin;              /* default margin of ordering assertions */
   double max_contention;      /* default of ordering assertions; 0: off */
   double timeout_s;           /* per process */
@@ -165,8 +172,8 @@ int mxcts_suites_load_dir(const char *dir, const struct mxcts_strv *names,
 void mxcts_suites_free(struct mxcts_suite *s, size_t n);
 void mxcts_suite_free(struct mxcts_suite *s);
 
-/* Override R (the --rounds option): k follows from alpha unless the file
- * fixed k, which must then still fit (an error otherwise). */
+/* Override the first batch (the --rounds option); the round budget grows
+ * to at least that many rounds. */
 int mxcts_suite_set_rounds(struct mxcts_suite *s, int rounds);
 
 /* Whether a config runs the R timed (or untimed) rounds, and whether it gets

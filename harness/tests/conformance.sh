@@ -12,6 +12,12 @@ expectations="$srcdir/suites/expectations/libmxref.txt"
 if [ -n "${MXCTS_SANITIZERS:-}" ]; then
   expectations="$srcdir/harness/tests/sanitized-expectations.txt"
 fi
-exec ./harness/mxcts run --impl ref/.libs/libmxref.so --impl-name libmxref \
+# Exit status 3 (no failure, some orderings inconclusive) is not a failure:
+# the TAP stream shows those assertions as skips ("inconclusive"), never as
+# passes.
+./harness/mxcts run --impl ref/.libs/libmxref.so --impl-name libmxref \
   --probe ./harness/mxcts-probe --suites "$srcdir/suites" --out "$out" \
   --expectations "$expectations" --no-progress --tap -
+rc=$?
+if [ "$rc" -eq 3 ]; then rc=0; fi
+exit "$rc"

@@ -28,6 +28,8 @@
  *   FAKE_METRIC_A, FAKE_METRIC_B  numbers reported as metrics.a, metrics.b
  *   FAKE_SLEEP_MS how long the process lives (default 2 ms)
  *   FAKE_CONTENTION  reported as sched.contention (how busy the machine was)
+ *   FAKE_BUSY_P   probability (seeded like the noise) that a process reports
+ *                 a contention of 1.5 cores instead
  *   FAKE_GPUS     workload gpu_count: the count to report (default 0), or
  *                 "crash" (SIGSEGV)
  * The result also records the process' whole environment ("fake_environ")
@@ -172,6 +174,12 @@ static json_t *result(long seed, const char *workload, const char *profile, doub
   return r;
 }
 
+/* Whether this process reports a busy machine (FAKE_BUSY_P). */
+static bool busy(long seed) {
+  uint64_t state = hash(mxcts_mix64((uint64_t)seed ^ 0x62757379ULL), env_or("FAKE_ID", "-"));
+  return uniform(&state) < atof(env_or("FAKE_BUSY_P", "0"));
+}
+
 int main(int argc, char **argv) {
   double start = now_s();
   const char *out = NULL, *workload = "fake", *profile = NULL;
@@ -208,6 +216,7 @@ int main(int argc, char **argv) {
   const char *contention = getenv("FAKE_CONTENTION");
   if (contention && *contention)
     json_object_set_new(r, "sched", json_pack("{s:f}", "contention", atof(contention)));
+  if (busy(seed)) json_object_set_new(r, "sched", json_pack("{s:f}", "contention", 1.5));
   if (strcmp(workload, "gpu_count") == 0) {
     const char *gpus = env_or("FAKE_GPUS", "0");
     if (strcmp(gpus, "crash") == 0) raise(SIGSEGV);

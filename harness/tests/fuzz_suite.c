@@ -36,8 +36,8 @@ static void check_failure(int rc, const char *file) {
 
 static void check_suite(struct mxcts_suite *s) {
   if (!s->name || !s->workload || s->nconfigs == 0) die("a parsed suite without name/configs");
-  if (s->rounds < 1 || (s->timed && (s->k < 1 || s->k > s->rounds)))
-    die("a parsed suite with R < 1, or a timed one with k outside 1..R");
+  if (s->rounds < 1 || (s->timed && (s->max_rounds < s->rounds || mxcts_sprt_check(&s->sprt))))
+    die("a parsed suite with R < 1, or a timed one with a budget below R or bad SPRT settings");
   for (size_t c = 0; c < s->nconfigs; c++) {
     (void)mxcts_suite_config_needs_rounds(s, c);
     (void)mxcts_suite_config_needs_profile(s, c);
@@ -47,7 +47,7 @@ static void check_suite(struct mxcts_suite *s) {
       if (s->asserts[a].configs[i] >= s->nconfigs) die("an assertion reading a config that is not there");
   int rc = mxcts_suite_set_rounds(s, 25);
   if (rc) check_failure(rc, s->file);
-  else if (s->rounds != 25 || (s->timed && (s->k < 1 || s->k > 25)))
+  else if (s->rounds != 25 || s->max_rounds < 25)
     die("--rounds 25 gave an inconsistent suite");
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The mxcts command line (TAP): help for every command, usage errors exit 2,
-# run/plan/judge/report exit 0 when everything passed and 1 otherwise (never
-# 77 or 99), the shipped suites list, GNU parallel fan-out through
+# run/plan/judge/report exit 0 when everything passed, 1 on a failure and 3
+# when orderings stayed inconclusive (never 77 or 99), the shipped suites
+# list, plan + exec + judge --next-batch by hand reaching run's verdicts, GNU parallel fan-out through
 # harness/cli/mxcts-parallel, and the reports of a run.  Uses the fake probe.
 # Run from the top build directory (as `make check` does); $srcdir is the
 # source tree.
@@ -42,9 +43,14 @@ cat >"$tmp/suites/cli.json" <<'JSON'
                 {"id": "same", "type": "equal", "path": "values.output.digest"}]}
 JSON
 sed -e 's/"FAKE_MS": "3"/"FAKE_MS": "0.5"/' -e 's/"cli"/"rev"/' "$tmp/suites/cli.json" >"$tmp/bad/rev.json"
+# a machine busy throughout: every round left out, the budget spent
+mkdir -p "$tmp/busy"
+sed -e 's/"FAKE_ID": "s",/"FAKE_ID": "s", "FAKE_BUSY_P": "1",/' -e 's/"cli"/"busy"/' \
+    -e 's/"timeout": 10,/"timeout": 10, "max_contention": 0.5, "max_rounds": 19,/' \
+    "$tmp/suites/cli.json" >"$tmp/busy/busy.json"
 
 echo "TAP version 13"
-echo "1..30"
+echo "1..35"
 status_is 0 "mxcts --help" $mxcts --help
 for c in run plan exec judge list report; do
     status_is 0 "mxcts $c --help" $mxcts $c --help
@@ -80,6 +86,10 @@ else
 fi
 status_is 1 "run with a failing ordering exits 1" $mxcts run --suites "$tmp/bad" --probe "$fake" --impl "$fake" \
     --seed 5 --out "$tmp/o2" --lock-file "$tmp/lock"
+status_is 3 "run with an inconclusive ordering exits 3" $mxcts run --suites "$tmp/busy" --probe "$fake" --impl "$fake" \
+    --seed 5 --out "$tmp/o7" --lock-file "$tmp/lock" --max-backoff 0 --tap "$tmp/o7.tap"
+ok "its TAP shows a skip, not a pass" sh -c "grep -q '^ok 1 - busy/order # SKIP inconclusive: ' '$tmp/o7.tap' && grep -q 'rounds_run: 19' '$tmp/o7.tap'"
+ok "the summary names it" sh -c "$mxcts report '$tmp/o7/results.json' | grep -q 'INCONCLUSIVE' && $mxcts report '$tmp/o7/results.json' | grep -q '^  inconclusive busy/order'"
 status_is 0 "report re-renders a passing results file" $mxcts report "$tmp/o1/results.json" --tap "$tmp/o3.tap"
 ok "report renders the same TAP" cmp "$tmp/o1.tap" "$tmp/o3.tap"
 status_is 1 "report of a failing results file exits 1" $mxcts report "$tmp/o2/results.json"
@@ -90,17 +100,21 @@ $mxcts plan --suites "$tmp/suites" --probe "$fake" --impl "$fake" --seed 5 --out
     --lock-file "$tmp/lock" >"$tmp/jobs.txt" 2>/dev/null
 ok "plan prints a line per untimed job and per timed round" test "$(wc -l <"$tmp/jobs.txt")" -eq 11
 ok "the job lines run" sh -e "$tmp/jobs.txt"
+status_is 3 "judge after the first batch: undecided (9 rounds cannot reach the bound)" $mxcts judge --out "$tmp/o4"
+ok "judge --next-batch prints batches until the orderings are decided" sh -c "
+  while $mxcts judge --out '$tmp/o4' --next-batch >'$tmp/batch.txt' && [ -s '$tmp/batch.txt' ]; do
+    test \"\$(wc -l <'$tmp/batch.txt')\" -eq 10 && sh -e '$tmp/batch.txt' || exit 1; done"
 status_is 0 "judge passes" $mxcts judge --out "$tmp/o4"
 ok "judge agrees with run" sh -c "grep -c '^ok' '$tmp/o1.tap' >'$tmp/c1'; $mxcts judge --out '$tmp/o4' --tap - 2>/dev/null | grep -c '^ok' >'$tmp/c2'; cmp '$tmp/c1' '$tmp/c2'"
 if command -v parallel >/dev/null 2>&1; then
     status_is 0 "mxcts-parallel passes" env PATH="$PWD/harness:$PATH" bash "$srcdir/harness/cli/mxcts-parallel" \
         --jobs 2 -- --suites "$tmp/suites" --probe "$fake" --impl "$fake" --seed 6 --out "$tmp/o5" --lock-file "$tmp/lock"
-    status_is 1 "mxcts-parallel with a failing ordering exits 1 (rerun done)" env PATH="$PWD/harness:$PATH" \
+    status_is 1 "mxcts-parallel with a failing ordering exits 1" env PATH="$PWD/harness:$PATH" \
         bash "$srcdir/harness/cli/mxcts-parallel" -- --suites "$tmp/bad" --probe "$fake" --impl "$fake" --seed 6 \
         --out "$tmp/o6" --lock-file "$tmp/lock"
 else
     n=$((n + 1)); echo "ok $n - mxcts-parallel passes # SKIP GNU parallel not installed"
     n=$((n + 1)); echo "ok $n - mxcts-parallel fails # SKIP GNU parallel not installed"
 fi
-[ "$n" -eq 30 ] || echo "# ran $n tests, planned 30"
+[ "$n" -eq 35 ] || echo "# ran $n tests, planned 35"
 exit 0

@@ -56,6 +56,18 @@ static void expect_verdict(json_t *r, const char *name, const char *verdict) {
                 hu_verdict(r, name), verdict, detail ? detail : "");
 }
 
+/* A timed ordering on a shared machine: `verdict`, or inconclusive when the
+ * load kept the SPRT from deciding within the budget -- never the opposite
+ * verdict. */
+static void expect_timed_verdict(json_t *r, const char *name, const char *verdict) {
+  if (!strcmp(hu_verdict(r, name), "inconclusive")) {
+    printf("# %s: inconclusive under load (%s)\n", name,
+           json_string_value(json_object_get(hu_assertion(r, name), "detail")));
+    return;
+  }
+  expect_verdict(r, name, verdict);
+}
+
 /* Every assertion of the run has `verdict`; returns how many there are. */
 static int expect_all(json_t *r, const char *verdict) {
   int n = 0;
@@ -105,16 +117,17 @@ START_TEST(test_ignored_bulking_fails_structure_and_ordering) {
   char *dir = hu_tmpdir();
   struct mxcts_options o;
   mock_options(&o, dir, "nobulk", "bulking-symbolic,bulking-inference,bulking-imperative");
-  o.rounds = 8; /* k = 8: enough to see that bulking buys nothing */
+  o.rounds = 8; /* 8 losses in a row accept H0: bulking buys nothing */
+  o.max_backoff_s = 2;
   json_t *r = hu_run_opts(&o);
   expect_verdict(r, "bulking-symbolic/segments", "fail");
   expect_verdict(r, "bulking-inference/segments", "fail");
   expect_verdict(r, "bulking-imperative/imperative-bulks", "fail");
   if (!sanitized()) {
-    expect_verdict(r, "bulking-symbolic/half-bulked-faster-than-unbulked", "fail");
-    expect_verdict(r, "bulking-symbolic/fully-bulked-faster-than-half", "fail");
-    expect_verdict(r, "bulking-inference/one-segment-faster", "fail");
-    expect_verdict(r, "bulking-imperative/bulked-faster", "fail");
+    expect_timed_verdict(r, "bulking-symbolic/half-bulked-faster-than-unbulked", "fail");
+    expect_timed_verdict(r, "bulking-symbolic/fully-bulked-faster-than-half", "fail");
+    expect_timed_verdict(r, "bulking-inference/one-segment-faster", "fail");
+    expect_timed_verdict(r, "bulking-imperative/bulked-faster", "fail");
   }
   /* its numbers are right */
   expect_verdict(r, "bulking-symbolic/output-and-gradient", "pass");
@@ -206,20 +219,21 @@ START_TEST(test_noisy_timings_are_no_failure) {
   char *dir = hu_tmpdir();
   struct mxcts_options o;
   mock_options(&o, dir, "noisy", "bulking-symbolic");
+  o.rounds = 25; /* a first batch of 25: enough processes to see slow ones */
   json_t *r = hu_run_opts(&o);
   expect_verdict(r, "bulking-symbolic/segments", "pass");
   expect_verdict(r, "bulking-symbolic/output-and-gradient", "pass");
   expect_verdict(r, "bulking-symbolic/outputs-identical-across-configs", "pass");
   if (!sanitized()) {
-    expect_verdict(r, "bulking-symbolic/half-bulked-faster-than-unbulked", "pass");
-    expect_verdict(r, "bulking-symbolic/fully-bulked-faster-than-half", "pass");
+    expect_timed_verdict(r, "bulking-symbolic/half-bulked-faster-than-unbulked", "pass");
+    expect_timed_verdict(r, "bulking-symbolic/fully-bulked-faster-than-half", "pass");
   }
   /* about one process in 20 is slow: with some 340 processes, none would
    * mean the noise did not happen (probability ~ 1e-8) */
   int slow = count_slow_processes(dir);
   ck_assert_msg(slow > 0, "no process of the noisy mock was slow");
   printf("# noisy mock: %d slow processes, both orderings %s\n", slow,
-         sanitized() ? "not judged (sanitizer build)" : "passed");
+         sanitized() ? "not judged (sanitizer build)" : "not failed");
   json_decref(r);
   hu_cleanup(dir);
 }

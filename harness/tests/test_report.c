@@ -135,6 +135,11 @@ static void check_xml(const char *x) {
   ck_assert_int_eq(depth, 0);
 }
 
+static int summary_of(const json_t *r, FILE *f) {
+  mxcts_report_summary(r, f);
+  return 0;
+}
+
 START_TEST(test_reports) {
   json_t *r = results();
   ck_assert_str_eq(hu_verdict(r, "rep/order"), "pass");
@@ -149,8 +154,10 @@ START_TEST(test_reports) {
   ck_assert_ptr_nonnull(strstr(tap, "not ok 4 - rep/xfail # TODO expected failure: crashes <on purpose> & more"));
   ck_assert_ptr_nonnull(strstr(tap, "ok 5 - rep/skipped # SKIP not \\# here"));
   ck_assert_ptr_nonnull(strstr(tap, "  pairs:\n    - {\"slower\": \"slow\", \"faster\": \"fast\""));
-  ck_assert_ptr_nonnull(strstr(tap, "\"ratio_lower_bound\": "));
-  ck_assert_ptr_nonnull(strstr(tap, "\"wins\": 9"));
+  ck_assert_ptr_nonnull(strstr(tap, "\"decision\": \"pass\""));
+  ck_assert_ptr_nonnull(strstr(tap, "\"wins\": 15")); /* 9 rounds, then a batch: decided at 15 */
+  ck_assert_ptr_nonnull(strstr(tap, "  rounds_run: 19\n"));
+  ck_assert_ptr_nonnull(strstr(tap, "  sprt: {\"p0\": 0.5"));
   ck_assert_ptr_nonnull(strstr(tap, "  seed: 99\n"));
   ck_assert_ptr_nonnull(strstr(tap, "  command: \"cd "));
   ck_assert_ptr_nonnull(strstr(tap, "    \"slow\": {\"env\": {\"FAKE_ID\": \"s\""));
@@ -201,6 +208,36 @@ START_TEST(test_reports) {
 }
 END_TEST
 
+/* An inconclusive ordering: a TAP skip saying so, a JUnit <skipped>, its
+ * own colour in HTML, a line in the summary, and exit status 3 when
+ * nothing failed. */
+START_TEST(test_inconclusive_reports) {
+  json_t *r = results();
+  json_t *a = hu_assertion(r, "rep/order");
+  json_object_set_new(a, "verdict", json_string("inconclusive"));
+  json_object_set_new(a, "detail", json_string("slow vs fast undecided: 9 wins of 12 counted rounds"));
+  char *tap = render(mxcts_report_tap, r);
+  check_tap(tap, 5);
+  ck_assert_ptr_nonnull(strstr(tap, "ok 1 - rep/order # SKIP inconclusive: slow vs fast undecided"));
+  ck_assert_ptr_null(strstr(tap, "not ok 1 "));
+  char *xml = render(mxcts_report_junit, r);
+  check_xml(xml);
+  ck_assert_ptr_nonnull(strstr(xml, "<skipped message=\"inconclusive: slow vs fast undecided"));
+  char *html = render(mxcts_report_html, r);
+  ck_assert_ptr_nonnull(strstr(html, "<td class='inconclusive'>inconclusive"));
+  json_object_set_new(r, "status", json_string("inconclusive"));
+  ck_assert_int_eq(mxcts_results_exit_status(r), 3);
+  char *summary = render(summary_of, r);
+  ck_assert_ptr_nonnull(strstr(summary, "-- INCONCLUSIVE"));
+  ck_assert_ptr_nonnull(strstr(summary, "  inconclusive rep/order: slow vs fast undecided"));
+  free(tap);
+  free(xml);
+  free(html);
+  free(summary);
+  json_decref(r);
+}
+END_TEST
+
 START_TEST(test_results_check_rejects) {
   const char *bad[] = {
       "[]",
@@ -226,6 +263,7 @@ int main(void) {
   TCase *tc = tcase_create("report");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_reports);
+  tcase_add_test(tc, test_inconclusive_reports);
   tcase_add_test(tc, test_results_check_rejects);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);

@@ -1,6 +1,6 @@
 /*
  * The runner and the judge against the fake probe (fake_probe.c): every
- * process outcome, orderings that must pass, fail and be flaky, structure,
+ * process outcome, orderings that must pass, fail or stay undecided, structure,
  * equality, expectations, exact environments, timed work running alone and
  * the seeded order.  No real timing is asserted: the fake probe reports
  * canned timings, so these tests may run beside others.
@@ -15,7 +15,9 @@
 #include "common/common.h"
 #include "harness_util.h"
 #include "judge/judge.h"
+#include "report/report.h"
 #include "run/run.h"
+#include "session/session.h"
 
 /* Two configs, slow and fast, and an assertion of every kind. */
 
@@ -68,10 +70,13 @@ START_TEST(test_clear_ordering_and_every_kind_pass) {
                   json_string_value(json_object_get(hu_assertion(r, names[i]), "detail")));
   json_t *order = hu_assertion(r, "ord/order");
   json_t *pair = json_array_get(json_object_get(json_object_get(order, "diag"), "pairs"), 0);
-  ck_assert_int_eq(json_integer_value(json_object_get(pair, "wins")), 25);
-  ck_assert_int_eq(json_integer_value(json_object_get(pair, "k")), 19);
-  ck_assert(json_number_value(json_object_get(pair, "ratio_lower_bound")) > 1.8);
-  ck_assert(json_is_false(json_object_get(order, "flaky")));
+  /* a clear effect: 15 wins of 15 reach the upper bound in the first batch */
+  ck_assert_int_eq(json_integer_value(json_object_get(pair, "wins")), 15);
+  ck_assert_int_eq(json_integer_value(json_object_get(pair, "decided_at")), 15);
+  ck_assert_str_eq(json_string_value(json_object_get(pair, "decision")), "pass");
+  ck_assert(json_number_value(json_object_get(pair, "llr")) >= json_number_value(json_object_get(pair, "upper")));
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(order, "diag"), "rounds_run")), 15);
+  ck_assert_ptr_null(json_object_get(order, "more_rounds"));
   const char *cmd = json_string_value(json_object_get(order, "command"));
   ck_assert_ptr_nonnull(strstr(cmd, "env -i"));
   ck_assert_ptr_nonnull(strstr(cmd, "--workload fake"));
@@ -143,11 +148,12 @@ static const char hung_suite[] =
     "  {\"id\": \"ok\", \"type\": \"checks\", \"configs\": [\"ok\"]}]}";
 
 /* An ordering with max_contention: rounds where a process reports more
- * contention are left out; with too few left the verdict is a skip
- * ("inconclusive", after a rerun), never a pass and never a failure. */
+ * contention are left out and more batches run instead, up to the budget;
+ * a machine busy throughout gives an inconclusive verdict, never a pass and
+ * never a failure. */
 static char *contention_suite(const char *slow_contention, const char *fast_ms) {
   return mxcts_xasprintf(
-      "{\"format\": 1, \"name\": \"busy\", \"workload\": \"fake\", \"rounds\": 10,"
+      "{\"format\": 1, \"name\": \"busy\", \"workload\": \"fake\", \"rounds\": 10, \"max_rounds\": 30,"
       " \"configs\": [{\"id\": \"slow\", \"env\": {\"FAKE_MS\": \"2\", \"FAKE_ID\": \"s\","
       " \"FAKE_NOISE\": \"0.02\", \"FAKE_CONTENTION\": \"%s\"}},"
       " {\"id\": \"fast\", \"env\": {\"FAKE_MS\": \"%s\", \"FAKE_ID\": \"f\", \"FAKE_NOISE\": \"0.02\","
@@ -161,8 +167,8 @@ START_TEST(test_contended_rounds_are_left_out) {
   struct { const char *slow_contention, *fast_ms, *verdict, *detail; } cases[] = {
       {"0.2", "1", "pass", NULL},                 /* quiet: judged as usual */
       {"0.2", "4", "fail", "not slower"},         /* quiet and reversed: a failure */
-      {"1.5", "1", "skip", "inconclusive: only 0 of 10 rounds"}, /* too busy to judge */
-      {"1.5", "4", "skip", "inconclusive"},       /* even reversed: no false verdict either way */
+      {"1.5", "1", "inconclusive", "0 counted rounds (30 left out"}, /* too busy to judge */
+      {"1.5", "4", "inconclusive", "budget (max_rounds = 30) is spent"}, /* even reversed */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char *dir = hu_tmpdir();
@@ -171,9 +177,14 @@ START_TEST(test_contended_rounds_are_left_out) {
     free(text);
     json_t *r = hu_run(dir, 13, 1);
     assert_verdict(r, "busy/order", cases[i].verdict, cases[i].detail);
-    /* A skip for contention got its rerun first, like a failure. */
-    if (!strcmp(cases[i].verdict, "skip"))
-      ck_assert_ptr_nonnull(json_object_get(hu_assertion(r, "busy/order"), "first_attempt"));
+    /* Undecided: more batches ran, up to the budget; the run's status says so. */
+    json_t *diag = json_object_get(hu_assertion(r, "busy/order"), "diag");
+    bool undecided = !strcmp(cases[i].verdict, "inconclusive");
+    /* a pass needs 15 wins (two batches of 10), a failure 8 losses (one) */
+    int want = undecided ? 30 : !strcmp(cases[i].verdict, "pass") ? 20 : 10;
+    ck_assert_int_eq(json_integer_value(json_object_get(diag, "rounds_run")), want);
+    ck_assert_str_eq(json_string_value(json_object_get(r, "status")), undecided ? "inconclusive" : cases[i].verdict);
+    ck_assert_int_eq(mxcts_results_exit_status(r), undecided ? 3 : !strcmp(cases[i].verdict, "fail"));
     json_decref(r);
     hu_cleanup(dir);
   }
@@ -334,19 +345,44 @@ START_TEST(test_noisy_but_ordered_never_fails) {
 }
 END_TEST
 
-START_TEST(test_reversed_timings_fail_after_one_rerun) {
+/* Contended rounds never fail an ordered pair: half the slow config's
+ * processes report a busy machine; those rounds are left out, further
+ * batches make up for them, and the verdict is a pass on every seed. */
+START_TEST(test_contended_rounds_never_fail_an_ordering) {
+  for (uint64_t seed = 1; seed <= 4; seed++) {
+    char *dir = hu_tmpdir();
+    struct ord o = {"1.5", "0.1", "0", ", \"FAKE_BUSY_P\": \"0.5\"", "15", ""};
+    char *text = mxcts_xasprintf(ordered_suite, o.slow_ms, o.noise, o.outlier, o.slow_extra, o.noise,
+                                 o.outlier, o.fast_cap, o.fast_extra);
+    const char *at = strstr(text, "\"timeout\": 20,"); /* the suite's default for its orderings */
+    char *busy = mxcts_xasprintf("%.*s\"max_contention\": 0.5, %s", (int)(at - text), text, at);
+    free(hu_write_suite(dir, "ord", busy));
+    json_t *r = hu_run(dir, seed, 1);
+    assert_verdict(r, "ord/order", "pass", NULL);
+    json_t *pair = json_array_get(json_object_get(json_object_get(hu_assertion(r, "ord/order"), "diag"), "pairs"), 0);
+    ck_assert_int_gt(json_integer_value(json_object_get(pair, "rounds_left_out")), 0);
+    ck_assert_int_ge(json_integer_value(json_object_get(pair, "rounds")), 15);
+    json_decref(r);
+    free(text);
+    free(busy);
+    hu_cleanup(dir);
+  }
+}
+END_TEST
+
+/* Reversed timings: 8 losses in a row accept H0 within the first batch. */
+START_TEST(test_reversed_timings_fail) {
   char *dir = hu_tmpdir();
   struct ord o = {"0.8", "0.05", "0", "", "15", ""};
   free(write_ordered(dir, &o));
   json_t *r = hu_run(dir, 11, 1);
   assert_verdict(r, "ord/order", "fail", "not slower than");
   json_t *a = hu_assertion(r, "ord/order");
-  ck_assert_ptr_nonnull(json_object_get(a, "first_attempt"));
-  ck_assert(json_is_integer(json_object_get(a, "rerun_seed")));
-  ck_assert(json_is_false(json_object_get(a, "flaky")));
   json_t *pair = json_array_get(json_object_get(json_object_get(a, "diag"), "pairs"), 0);
   ck_assert_int_eq(json_integer_value(json_object_get(pair, "wins")), 0);
-  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(a, "diag"), "attempt")), "rerun");
+  ck_assert_int_eq(json_integer_value(json_object_get(pair, "decided_at")), 8);
+  ck_assert_str_eq(json_string_value(json_object_get(pair, "decision")), "fail");
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(a, "diag"), "rounds_run")), 15);
   /* the other assertions are untouched by the failure */
   assert_verdict(r, "ord/structure", "pass", NULL);
   json_decref(r);
@@ -354,22 +390,64 @@ START_TEST(test_reversed_timings_fail_after_one_rerun) {
 }
 END_TEST
 
-START_TEST(test_pass_on_rerun_is_flaky) {
+/* Near the indifference point (a round wins with p about 0.66: 10 %
+ * slower, 8 % noise per process, 5 % margin) the first batch decides
+ * nothing: batches follow, and the verdict is whatever the SPRT reached --
+ * inconclusive exactly when the budget ran out. */
+START_TEST(test_indifference_point_runs_batches) {
+  for (uint64_t seed = 1; seed <= 3; seed++) {
+    char *dir = hu_tmpdir();
+    struct ord o = {"1.1", "0.08", "0", "", "15", ""};
+    free(write_ordered(dir, &o));
+    json_t *r = hu_run(dir, seed, 1);
+    json_t *a = hu_assertion(r, "ord/order");
+    const char *v = hu_verdict(r, "ord/order");
+    int run = (int)json_integer_value(json_object_get(json_object_get(a, "diag"), "rounds_run"));
+    ck_assert_int_gt(run, 15);
+    ck_assert_int_eq((run - 15) % 10 == 0 || run == 100, 1);
+    ck_assert_int_eq(!strcmp(v, "inconclusive"), run == 100);
+    ck_assert_msg(!strcmp(v, "pass") || !strcmp(v, "fail") || !strcmp(v, "inconclusive"), "%s", v);
+    /* the configs ran the later rounds; other assertions kept their verdicts */
+    assert_verdict(r, "ord/structure", "pass", NULL);
+    assert_verdict(r, "ord/same", "pass", NULL);
+    json_decref(r);
+    hu_cleanup(dir);
+  }
+}
+END_TEST
+
+/* One pair that accepts H0 fails an assertion over several pairs. */
+START_TEST(test_one_failing_pair_fails_the_assertion) {
+  static const char pairs_suite[] =
+    "{\"format\": 1, \"name\": \"pairs\", \"workload\": \"fake\", \"configs\": ["
+    "{\"id\": \"slow\", \"env\": {\"FAKE_MS\": \"3\"}}, {\"id\": \"fast\", \"env\": {\"FAKE_MS\": \"1\"}},"
+    " {\"id\": \"also-slow\", \"env\": {\"FAKE_MS\": \"3\"}}], \"assertions\": ["
+    "{\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"slow\"], \"faster\": [\"fast\", \"also-slow\"]},"
+    " {\"id\": \"p\", \"type\": \"ordering\", \"slower\": [\"slow\", \"also-slow\"], \"faster\": [\"fast\"]}]}";
   char *dir = hu_tmpdir();
-  char *extra = mxcts_xasprintf(", \"FAKE_FLAKY_FILE\": \"%s/flaky\", \"FAKE_FLAKY_COUNT\": \"25\","
-                                " \"FAKE_MS_FIRST\": \"0.5\"", dir);
-  struct ord o = clear;
-  o.slow_extra = extra;
-  free(write_ordered(dir, &o));
-  json_t *r = hu_run(dir, 5, 1);
-  assert_verdict(r, "ord/order", "pass", NULL);
-  json_t *a = hu_assertion(r, "ord/order");
-  ck_assert(json_is_true(json_object_get(a, "flaky")));
-  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(a, "first_attempt"), "verdict")), "fail");
-  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(r, "summary"), "flaky")), 1);
+  free(hu_write_suite(dir, "pairs", pairs_suite));
+  json_t *r = hu_run(dir, 3, 1);
+  assert_verdict(r, "pairs/o", "fail", "slow not slower than also-slow");
+  assert_verdict(r, "pairs/p", "pass", NULL);
   json_decref(r);
-  free(extra);
   hu_cleanup(dir);
+}
+END_TEST
+
+/* The wait before a batch: none while the rounds ran quiet; doubling per
+ * busy batch in a row, never above the bound. */
+START_TEST(test_backoff_is_bounded) {
+  json_t *busy = json_pack("{s:[{s:[{s:b, s:{s:[{s:i, s:i}]}}]}]}", "suites", "assertions",
+                           "more_rounds", 1, "diag", "pairs", "rounds_left_out", 8, "rounds_seen", 10);
+  json_t *quiet = json_pack("{s:[{s:[{s:b, s:{s:[{s:i, s:i}]}}]}]}", "suites", "assertions",
+                            "more_rounds", 1, "diag", "pairs", "rounds_left_out", 1, "rounds_seen", 10);
+  ck_assert(mxcts_session_backoff(quiet, 3, 30) == 0);
+  ck_assert(mxcts_session_backoff(busy, 1, 30) == 1);
+  ck_assert(mxcts_session_backoff(busy, 3, 30) == 4);
+  ck_assert(mxcts_session_backoff(busy, 20, 30) == 30);
+  ck_assert(mxcts_session_backoff(busy, 3, 0) == 0);
+  json_decref(busy);
+  json_decref(quiet);
 }
 END_TEST
 
@@ -647,11 +725,11 @@ START_TEST(test_plan_order_is_seeded_and_interleaved) {
     ck_assert_int_eq(mxcts_plan_build(&o, &p[i]), 0);
     mxcts_options_free(&o);
   }
-  ck_assert_int_eq(p[0].njobs, 1 + 6 * 25);
+  ck_assert_int_eq(p[0].njobs, 1 + 6 * MXCTS_DEFAULT_FIRST_BATCH);
   ck_assert_int_eq(p[0].jobs[0].kind, MXCTS_JOB_PROFILE);
   ck_assert(!p[0].jobs[0].timed);
   bool differs_between_rounds = false, differs_by_seed = false;
-  for (int r = 0; r < 25; r++) {
+  for (int r = 0; r < MXCTS_DEFAULT_FIRST_BATCH; r++) {
     const struct mxcts_job *round = &p[0].jobs[1 + 6 * r];
     unsigned seen = 0;
     for (int c = 0; c < 6; c++) {
@@ -667,6 +745,23 @@ START_TEST(test_plan_order_is_seeded_and_interleaved) {
   }
   ck_assert(differs_between_rounds);
   ck_assert(differs_by_seed);
+  /* a later batch continues the numbering, seeds and orders: the same jobs
+   * as a first batch of 25 */
+  size_t all[6] = {0, 1, 2, 3, 4, 5};
+  mxcts_plan_add_batch(&p[0], 0, all, 6, 10);
+  ck_assert_int_eq(mxcts_plan_rounds_run(&p[0], 0), 25);
+  struct mxcts_options o;
+  hu_options(&o, dir, 100);
+  o.rounds = 25;
+  struct mxcts_plan whole;
+  ck_assert_int_eq(mxcts_plan_build(&o, &whole), 0);
+  mxcts_options_free(&o);
+  ck_assert_int_eq(whole.njobs, p[0].njobs);
+  for (size_t i = 0; i < whole.njobs; i++) {
+    ck_assert_str_eq(whole.jobs[i].id, p[0].jobs[i].id);
+    ck_assert_int_eq(whole.jobs[i].seed, p[0].jobs[i].seed);
+  }
+  mxcts_plan_free(&whole);
   for (int i = 0; i < 3; i++) mxcts_plan_free(&p[i]);
   hu_cleanup(dir);
 }
@@ -681,6 +776,8 @@ START_TEST(test_plan_round_trip_and_missing_outcomes) {
   struct mxcts_plan p, q;
   ck_assert_int_eq(mxcts_plan_build(&o, &p), 0);
   mxcts_options_free(&o);
+  size_t both[2] = {0, 1};
+  mxcts_plan_add_batch(&p, 0, both, 2, 10); /* a later batch survives the trip */
   ck_assert_int_eq(mxcts_plan_write(&p), 0);
   char *path = mxcts_xasprintf("%s/out/plan.json", dir);
   ck_assert_msg(mxcts_plan_load(path, &q) == 0, "%s", mxcts_last_error());
@@ -715,8 +812,11 @@ int main(void) {
   tcase_add_test(tc, test_a_hung_config_costs_one_deadline);
   tcase_add_test(tc, test_plan_lines_skip_after_a_hang);
   tcase_add_test(tc, test_noisy_but_ordered_never_fails);
-  tcase_add_test(tc, test_reversed_timings_fail_after_one_rerun);
-  tcase_add_test(tc, test_pass_on_rerun_is_flaky);
+  tcase_add_test(tc, test_reversed_timings_fail);
+  tcase_add_test(tc, test_indifference_point_runs_batches);
+  tcase_add_test(tc, test_one_failing_pair_fails_the_assertion);
+  tcase_add_test(tc, test_backoff_is_bounded);
+  tcase_add_test(tc, test_contended_rounds_never_fail_an_ordering);
   tcase_add_test(tc, test_structure_and_equal_failures);
   tcase_add_test(tc, test_cuda_graph_counts);
   tcase_add_test(tc, test_failing_checks_and_expected_check_failures);

@@ -1,9 +1,13 @@
-/* Exact binomial tails and the sign test (common/common.h), against values computed
+/* Exact binomial tails (against values computed
  * exactly with Python's fractions and math.comb, e.g.
- *   sum(comb(25, i) for i in range(19, 26)) = 245506, over 2**25. */
+ *   sum(comb(25, i) for i in range(19, 26)) = 245506, over 2**25) and the
+ * SPRT (common/common.h): its steps, and its error rates and mean rounds by
+ * simulation against the exact walk. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check_tap.h"
 #include "common/common.h"
@@ -44,51 +48,156 @@ START_TEST(test_edges) {
 }
 END_TEST
 
-START_TEST(test_min_k) {
-  ck_assert_int_eq(mxcts_sign_test_min_k(25, 0.01), 19);
-  ck_assert_int_eq(mxcts_sign_test_min_k(25, 0.05), 18);
-  ck_assert_int_eq(mxcts_sign_test_min_k(10, 0.01), 10);
-  ck_assert_int_eq(mxcts_sign_test_min_k(9, 0.01), 9);
-  ck_assert_int_eq(mxcts_sign_test_min_k(7, 0.01), 7);
-  ck_assert_int_eq(mxcts_sign_test_min_k(6, 0.01), 7); /* too few rounds */
-  ck_assert_int_eq(mxcts_sign_test_min_k(200, 0.01), 117);
-  ck_assert_int_eq(mxcts_sign_test_min_k(50, 0.001), 37);
-  ck_assert_int_eq(mxcts_sign_test_min_k(0, 0.01), -1);
-  ck_assert_int_eq(mxcts_sign_test_min_k(25, 0.0), -1);
-}
-END_TEST
+static const struct mxcts_sprt_params defaults = {0.5, 0.8, 0.001, 0.001};
 
-START_TEST(test_sign_test_and_lower_bound) {
-  double r[25];
-  for (int i = 0; i < 25; i++) r[i] = 1.0 + 0.01 * (i + 1); /* 1.01 .. 1.25 */
-  struct mxcts_sign_test t;
-  ck_assert_int_eq(mxcts_sign_test(r, 25, 19, 0.05, &t), 0);
-  ck_assert_int_eq(t.wins, 20); /* 1.06 .. 1.25 */
-  ck_assert(t.pass);
-  ck_assert(REL(t.p_value, mxcts_binom_sf(25, 20, 0.5)));
-  ck_assert(REL(t.false_pass, 0.007316648960113525));
-  ck_assert(REL(t.confidence, 1 - 0.007316648960113525));
-  ck_assert(REL(t.lower_bound, 1.07)); /* r_(7) = r_(R-k+1) */
-  ck_assert(REL(t.ratio_median, 1.13));
-  /* duality: passes exactly when the lower bound exceeds 1 + margin */
-  for (double m = 0.0; m < 0.3; m += 0.005) {
-    ck_assert_int_eq(mxcts_sign_test(r, 25, 19, m, &t), 0);
-    ck_assert_int_eq(t.pass, t.lower_bound > 1.0 + m);
-  }
-  /* a tie with 1 + margin is not a win */
-  double tie[3] = {1.05, 1.05, 1.05};
-  ck_assert_int_eq(mxcts_sign_test(tie, 3, 3, 0.05, &t), 0);
+START_TEST(test_sprt_steps_and_bounds) {
+  struct mxcts_sprt t;
+  mxcts_sprt_init(&t, &defaults);
+  ck_assert(REL(t.upper, log(999.0)));
+  ck_assert(REL(t.lower, -log(999.0)));
+  ck_assert(REL(t.win_step, log(1.6)));
+  ck_assert(REL(t.loss_step, log(0.4)));
+  /* 14 wins are not enough (14 ln 1.6 = 6.58 < 6.91), the 15th is */
+  for (int i = 0; i < 14; i++) ck_assert_int_eq(mxcts_sprt_step(&t, true, true), MXCTS_SPRT_CONTINUE);
+  ck_assert_int_eq(mxcts_sprt_step(&t, true, true), MXCTS_SPRT_ACCEPT_H1);
+  ck_assert_int_eq(t.decided_at, 15);
+  /* the first crossing decides: later losses change nothing */
+  ck_assert_int_eq(mxcts_sprt_step(&t, false, true), MXCTS_SPRT_ACCEPT_H1);
+  ck_assert_int_eq(t.counted, 15);
+  /* 8 losses accept H0 (8 ln 0.4 = -7.33) */
+  mxcts_sprt_init(&t, &defaults);
+  for (int i = 0; i < 8; i++) mxcts_sprt_step(&t, false, true);
+  ck_assert_int_eq(t.decision, MXCTS_SPRT_ACCEPT_H0);
+  ck_assert_str_eq(mxcts_sprt_decision_name(t.decision), "fail");
+  /* a ratio equal to 1 + margin is not a win */
+  double tie[8] = {1.05, 1.05, 1.05, 1.05, 1.05, 1.05, 1.05, 1.05};
+  mxcts_sprt_init(&t, &defaults);
+  mxcts_sprt_rounds(&t, tie, NULL, 8, 0.05);
   ck_assert_int_eq(t.wins, 0);
+  ck_assert_int_eq(t.decision, MXCTS_SPRT_ACCEPT_H0);
 }
 END_TEST
 
-START_TEST(test_sign_test_rejects_bad_arguments) {
-  double r[5] = {1, 2, 3, 4, 5};
-  struct mxcts_sign_test t;
-  ck_assert_int_ne(mxcts_sign_test(r, 0, 1, 0.05, &t), 0);
-  ck_assert_int_ne(mxcts_sign_test(r, 5, 2, 0.05, &t), 0); /* k <= R/2 */
-  ck_assert_int_ne(mxcts_sign_test(r, 5, 6, 0.05, &t), 0);
-  ck_assert_int_ne(mxcts_sign_test(r, 5, 5, -1.0, &t), 0);
+START_TEST(test_sprt_contended_rounds_never_count) {
+  /* contended rounds all win, uncontended ones all lose: H0, from the
+   * uncontended rounds alone */
+  double ratio[40];
+  bool counted[40];
+  for (int i = 0; i < 40; i++) {
+    counted[i] = i % 3 == 2;
+    ratio[i] = counted[i] ? 1.0 : 3.0;
+  }
+  struct mxcts_sprt t;
+  mxcts_sprt_init(&t, &defaults);
+  mxcts_sprt_rounds(&t, ratio, counted, 40, 0.05);
+  ck_assert_int_eq(t.decision, MXCTS_SPRT_ACCEPT_H0);
+  ck_assert_int_eq(t.wins, 0);
+  ck_assert_int_eq(t.counted, 8);
+  ck_assert_int_eq(t.left_out, 16);
+  ck_assert_int_eq(t.decided_at, 24);
+  /* all contended: nothing is decided */
+  mxcts_sprt_init(&t, &defaults);
+  memset(counted, 0, sizeof counted);
+  mxcts_sprt_rounds(&t, ratio, counted, 40, 0.05);
+  ck_assert_int_eq(t.decision, MXCTS_SPRT_CONTINUE);
+  ck_assert_int_eq(t.counted, 0);
+  ck_assert(t.llr == 0);
+}
+END_TEST
+
+START_TEST(test_sprt_rejects_bad_params) {
+  struct mxcts_sprt_params p = defaults;
+  ck_assert_int_eq(mxcts_sprt_check(&p), 0);
+  p.p1 = 0.5;
+  ck_assert_int_ne(mxcts_sprt_check(&p), 0);
+  ck_assert_ptr_nonnull(strstr(mxcts_last_error(), "p1 = 0.5"));
+  p = defaults, p.p0 = 0;
+  ck_assert_int_ne(mxcts_sprt_check(&p), 0);
+  p = defaults, p.alpha = 0.5;
+  ck_assert_int_ne(mxcts_sprt_check(&p), 0);
+  p = defaults, p.beta = 0;
+  ck_assert_int_ne(mxcts_sprt_check(&p), 0);
+}
+END_TEST
+
+/* Simulated assertions: each a seeded Bernoulli(p) stream of rounds, one in
+ * five contended (a random ratio that must not count), judged like the
+ * harness judges a pair, up to a budget of rounds. */
+struct sim {
+  int pass, fail, undecided;
+  double mean_counted;
+};
+
+static struct sim simulate(double p, int budget, int n, uint64_t seed) {
+  struct sim r = {0};
+  uint64_t state = seed;
+  double *ratio = malloc((size_t)budget * sizeof *ratio);
+  bool *counted = malloc((size_t)budget * sizeof *counted);
+  long total = 0;
+  for (int a = 0; a < n; a++) {
+    for (int i = 0; i < budget; i++) {
+      counted[i] = mxcts_rng_uniform(&state) >= 0.2;
+      bool win = counted[i] ? mxcts_rng_uniform(&state) < p : mxcts_rng_uniform(&state) < 0.5;
+      ratio[i] = win ? 1.3 : 0.97;
+    }
+    struct mxcts_sprt t;
+    mxcts_sprt_init(&t, &defaults);
+    mxcts_sprt_rounds(&t, ratio, counted, budget, 0.05);
+    r.pass += t.decision == MXCTS_SPRT_ACCEPT_H1;
+    r.fail += t.decision == MXCTS_SPRT_ACCEPT_H0;
+    r.undecided += t.decision == MXCTS_SPRT_CONTINUE;
+    total += t.counted;
+  }
+  r.mean_counted = (double)total / n;
+  free(ratio);
+  free(counted);
+  return r;
+}
+
+/* k events of n trials fit probability q: at most 4 standard deviations
+ * (plus 3, for tiny q) away. */
+static bool fits(int k, int n, double q) {
+  return fabs(k - n * q) <= 4 * sqrt(n * q * (1 - q)) + 3;
+}
+
+START_TEST(test_sprt_error_rates_by_simulation) {
+  const int n = 10000, budget = 500; /* a budget that almost never binds */
+  struct sim h0 = simulate(0.5, budget, n, 1), h1 = simulate(0.8, budget, n, 2);
+  fprintf(stderr, "# SPRT simulation, %d assertions each: p=0.5 %d false passes (alpha %g), "
+          "mean %.1f rounds; p=0.8 %d false fails (beta %g), mean %.1f rounds\n",
+          n, h0.pass, defaults.alpha, h0.mean_counted, h1.fail, defaults.beta, h1.mean_counted);
+  ck_assert(fits(h0.pass, n, defaults.alpha) || h0.pass < n * defaults.alpha);
+  ck_assert(fits(h1.fail, n, defaults.beta) || h1.fail < n * defaults.beta);
+  struct mxcts_sprt_oc x0, x1;
+  mxcts_sprt_exact(&defaults, 0.5, budget, &x0);
+  mxcts_sprt_exact(&defaults, 0.8, budget, &x1);
+  ck_assert(x0.pass <= defaults.alpha && x1.fail <= defaults.beta);
+  ck_assert(fits(h0.pass, n, x0.pass) && fits(h1.fail, n, x1.fail));
+  /* the ASN: the simulation's mean near the exact expectation */
+  ck_assert(fabs(h0.mean_counted - x0.mean_rounds) < 0.03 * x0.mean_rounds);
+  ck_assert(fabs(h1.mean_counted - x1.mean_rounds) < 0.03 * x1.mean_rounds);
+  /* and near Wald's approximation (which ignores the overshoot) */
+  double a = log(999.0), ez0 = 0.5 * log(1.6) + 0.5 * log(0.4);
+  double wald0 = ((1 - defaults.alpha) * -a + defaults.alpha * a) / ez0; /* 30.9 */
+  ck_assert(x0.mean_rounds > wald0 && x0.mean_rounds < 1.15 * wald0);
+}
+END_TEST
+
+START_TEST(test_sprt_truncation_gives_undecided) {
+  /* at the indifference point p = ln(2.5) / ln(4) = 0.661 the walk drifts
+   * nowhere: a budget of 20 rounds leaves most assertions undecided */
+  struct sim mid = simulate(0.661, 25, 2000, 3); /* 25 rounds, ~20 counted */
+  ck_assert_int_gt(mid.undecided, 1000);
+  ck_assert_int_eq(mid.pass + mid.fail + mid.undecided, 2000);
+  struct mxcts_sprt_oc x;
+  mxcts_sprt_exact(&defaults, 0.661, 20, &x);
+  ck_assert(x.undecided > 0.5);
+  ck_assert(fabs(x.pass + x.fail + x.undecided - 1) < 1e-12);
+  /* the shipped budget: p = 0.5 and p = 0.8 rarely run out of it */
+  mxcts_sprt_exact(&defaults, 0.5, 100, &x);
+  ck_assert(x.undecided < 0.01 && x.pass < defaults.alpha);
+  mxcts_sprt_exact(&defaults, 0.8, 100, &x);
+  ck_assert(x.undecided < 0.01 && x.fail < defaults.beta);
 }
 END_TEST
 
@@ -108,9 +217,11 @@ int main(void) {
   TCase *tc = tcase_create("stats");
   tcase_add_test(tc, test_exact_tails);
   tcase_add_test(tc, test_edges);
-  tcase_add_test(tc, test_min_k);
-  tcase_add_test(tc, test_sign_test_and_lower_bound);
-  tcase_add_test(tc, test_sign_test_rejects_bad_arguments);
+  tcase_add_test(tc, test_sprt_steps_and_bounds);
+  tcase_add_test(tc, test_sprt_contended_rounds_never_count);
+  tcase_add_test(tc, test_sprt_rejects_bad_params);
+  tcase_add_test(tc, test_sprt_error_rates_by_simulation);
+  tcase_add_test(tc, test_sprt_truncation_gives_undecided);
   tcase_add_test(tc, test_quantiles);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);

@@ -12,7 +12,7 @@
 static const char valid[] =
     "{\"format\": 1, \"name\": \"demo\", \"description\": \"d\", \"workload\": \"symbolic_flip_chain\","
     " \"params\": {\"num_ops\": 1000, \"len\": \"10\", \"check\": true}, \"profile_params\": {\"iterations\": 1},"
-    " \"margin\": 0.1, \"timeout\": 30,"
+    " \"margin\": 0.1, \"timeout\": 30, \"p1\": 0.75, \"max_rounds\": 60,"
     " \"configs\": ["
     "  {\"id\": \"off\", \"group\": \"none\", \"env\": {\"MXNET_EXEC_BULK_EXEC_TRAIN\": 0}},"
     "  {\"id\": \"f15\", \"tags\": [\"half\"], \"env\": {\"MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_FWD\": \"15\"},"
@@ -42,8 +42,11 @@ START_TEST(test_valid_suite) {
   struct mxcts_suite s;
   ck_assert_msg(parse_text(valid, "demo.json", &s) == 0, "%s", mxcts_last_error());
   ck_assert_str_eq(s.name, "demo");
-  ck_assert_int_eq(s.rounds, 25);
-  ck_assert_int_eq(s.k, 19);
+  ck_assert_int_eq(s.rounds, MXCTS_DEFAULT_FIRST_BATCH); /* a suite with orderings */
+  ck_assert_int_eq(s.batch, MXCTS_DEFAULT_BATCH);
+  ck_assert_int_eq(s.max_rounds, 60);
+  ck_assert(s.sprt.p0 == 0.5 && s.sprt.p1 == 0.75);
+  ck_assert(s.sprt.alpha == 0.001 && s.sprt.beta == 0.001);
   ck_assert(s.timed);
   ck_assert(s.margin == 0.1);
   ck_assert_str_eq(mxcts_kvs_get(&s.configs[0].env, "MXNET_EXEC_BULK_EXEC_TRAIN"), "0");
@@ -94,9 +97,12 @@ START_TEST(test_valid_suite) {
   ck_assert(!mxcts_suite_config_needs_rounds(&s, 2) && mxcts_suite_config_needs_profile(&s, 2));
   /* --rounds */
   ck_assert_int_eq(mxcts_suite_set_rounds(&s, 10), 0);
-  ck_assert_int_eq(s.k, 10);
-  ck_assert_int_ne(mxcts_suite_set_rounds(&s, 5), 0);
-  ck_assert_ptr_nonnull(strstr(mxcts_last_error(), "needs at least 7 rounds"));
+  ck_assert_int_eq(s.rounds, 10);
+  ck_assert_int_eq(s.max_rounds, 60);
+  ck_assert_int_eq(mxcts_suite_set_rounds(&s, 80), 0); /* the budget grows with it */
+  ck_assert_int_eq(s.max_rounds, 80);
+  ck_assert_int_ne(mxcts_suite_set_rounds(&s, 0), 0);
+  ck_assert_ptr_nonnull(strstr(mxcts_last_error(), "--rounds 0"));
   mxcts_suite_free(&s);
 }
 END_TEST
@@ -182,14 +188,16 @@ static const struct bad {
     {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
      " \"assertions\": [{\"id\": \"c\", \"type\": \"checks\"}, {\"id\": \"c\", \"type\": \"checks\"}]}",
      "assertions[1].id: duplicate assertion id \"c\""},
-    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"k\": 19, \"alpha\": 0.01, \"configs\": [{\"id\": \"a\"}],"
-     " \"assertions\": [{\"id\": \"c\", \"type\": \"checks\"}]}", "not both"},
-    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"rounds\": 5, \"configs\": [{\"id\": \"a\"}, {\"id\": \"b\"}],"
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"k\": 19, \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"c\", \"type\": \"checks\"}]}", "unknown field \"k\""},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"p0\": 0.8, \"p1\": 0.6, \"configs\": [{\"id\": \"a\"}, {\"id\": \"b\"}],"
      " \"assertions\": [{\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"a\"], \"faster\": [\"b\"]}]}",
-     "5 rounds cannot reach alpha 0.01: the sign test needs at least 7 rounds"},
-    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"rounds\": 10, \"k\": 4, \"configs\": [{\"id\": \"a\"}, {\"id\": \"b\"}],"
+     "SPRT: p1 = 0.6 (need p0 = 0.8 < p1 < 1)"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"rounds\": 30, \"max_rounds\": 20, \"configs\": [{\"id\": \"a\"}, {\"id\": \"b\"}],"
      " \"assertions\": [{\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"a\"], \"faster\": [\"b\"]}]}",
-     "k = 4 does not fit 10 rounds"},
+     "max_rounds: 20 is less than the first batch (rounds = 30)"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"alpha\": 0.5, \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"c\", \"type\": \"checks\"}]}", "alpha: 0.5 is out of range"},
     {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"timed\": false, \"configs\": [{\"id\": \"a\"}, {\"id\": \"b\"}],"
      " \"assertions\": [{\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"a\"], \"faster\": [\"b\"]}]}",
      "must be timed"},
