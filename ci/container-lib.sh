@@ -45,6 +45,10 @@ ctr_pick_tool() {
             echo "$p: CONTAINER_TOOL=$CONTAINER_TOOL, but '$CONTAINER_TOOL' is not installed" >&2
             return 1
         fi
+        if [ "$CONTAINER_TOOL" = docker ] && ! docker info >/dev/null 2>&1; then
+            echo "$p: CONTAINER_TOOL=docker, but 'docker info' reaches no daemon" >&2
+            return 1
+        fi
         t=$CONTAINER_TOOL
     elif command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then
         t=docker
