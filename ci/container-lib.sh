@@ -202,7 +202,7 @@ ctr_run() {
             "${envs[@]}" "$c" -- "$@" || rc=$?
         if [ -n "$out" ]; then
             "${CTR[@]}" run --isolation "${BUILDAH_ISOLATION:-chroot}" "$c" -- tar -C /out -cf - . |
-                tar -C "$out" -xf - || { echo "ctr_run: copying /out back failed" >&2; [ "$rc" -ne 0 ] || rc=1; }
+                tar -C "$out" --no-same-owner --no-same-permissions -xf - || { echo "ctr_run: copying /out back failed" >&2; [ "$rc" -ne 0 ] || rc=1; }
         fi
         "${CTR[@]}" rm "$c" >/dev/null || true
         return "$rc"
