@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
     case $1 in
         --require-gpu) require_gpu=1 ;;
         --out) [ $# -ge 2 ] || { usage >&2; exit 2; }; out=$2; shift ;;
-        -h|--help) usage; sed -n '6,22s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        -h|--help) usage; sed -n '6,23s/^# \{0,1\}//p' "$0"; exit 0 ;;
         --) shift; break ;;
         *) usage >&2; echo "container-job.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
