@@ -75,7 +75,7 @@ if ! probe=$(ctr_run --no-network "$base" -- true 2>&1); then
 fi
 
 bash "$srcdir/ci/docker-build.sh" cpu --local-base $refresh --tag "$tag" || fail "building $tag"
-size=$(( $(ctr_image_size "$tag") / 1000000 ))
+size=$(ctr_image_size "$tag")
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -93,4 +93,4 @@ read -r passed _ failed _ _ _ <<<"$counts"
 grep -q '<testsuite' "$out/conformance/junit.xml" 2>/dev/null || fail "no JUnit report in $out/conformance"
 grep -Eq '^ +mxnet +skipped' "$out/check.log" || fail "the mxnet stage was not skipped: did the container reach the network?"
 grep -q '^container-job.sh: .*, as mxcts$' "$out/check.log" || fail "the job in $tag did not run as the user mxcts"
-echo "check-container: passed: image $tag $size MB; $counts [$((SECONDS - start))s]"
+echo "check-container: passed: image $tag $size; $counts [$((SECONDS - start))s]"

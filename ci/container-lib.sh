@@ -79,15 +79,16 @@ ctr_image_exists() {
     esac
 }
 
-# ctr_image_size TAG: the image's size in bytes (0 when unknown).
+# ctr_image_size TAG: the image's size, "N MB" (MB = 10^6 bytes), or
+# "size unknown".
 ctr_image_size() {
     local s
     case $CTR_TOOL in
-        buildah) s=$("${CTR[@]}" images --json "$1" 2>/dev/null |
-                     sed -n 's/^ *"size": *\([0-9]*\).*/\1/p' | head -n 1) ;;
-        *) s=$("${CTR[@]}" image inspect --format '{{.Size}}' "$1" 2>/dev/null) ;;
+        buildah) s=$("${CTR[@]}" images --format '{{.Size}}' "$1" 2>/dev/null | head -n 1) ;;
+        *) s=$("${CTR[@]}" image inspect --format '{{.Size}}' "$1" 2>/dev/null) &&
+               s="$((s / 1000000)) MB" ;;
     esac
-    echo "${s:-0}"
+    echo "${s:-size unknown}"
 }
 
 # ctr_build DIR DOCKERFILE TAG [BUILD OPTIONS...]: build DIR (a directory)

@@ -122,4 +122,4 @@ build_args+=(--label "org.mxcts.packages=$packages"
 echo "docker-build.sh: building $tag from $dockerfile"
 ctr_build "$ctx" "$ctx/$dockerfile" "$tag" "${build_args[@]}" "${extra[@]}" ||
     ctr_die docker-build.sh "building $tag failed"
-echo "docker-build.sh: built $tag ($(( $(ctr_image_size "$tag") / 1000000 )) MB)"
+echo "docker-build.sh: built $tag ($(ctr_image_size "$tag"))"
