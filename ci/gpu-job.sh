@@ -1,43 +1,46 @@
 #!/usr/bin/env bash
-# The GPU CI job: build the CUDA image, run the unit tests in it with the
-# host's GPUs visible, and bring the test logs back.
+# The GPU CI job: build the CUDA image, run the tests in it with the host's
+# GPUs visible, and bring the results back.
 #
-# usage: ci/gpu-job.sh [--tag TAG] [--base-image IMAGE] [--out DIR] [--no-build] [--no-gpu]
+# usage: ci/gpu-job.sh [--tag TAG] [--base-image IMAGE] [--local-base] [--out DIR]
+#                      [--no-build] [--no-gpu]
 #
-#   --tag TAG           image tag (default mxcts:cuda)
-#   --base-image IMAGE  nvidia/cuda cuDNN devel image to build on (see
-#                       containers/Dockerfile.cuda for the default)
+#   --tag TAG           image tag (default mxcts:cuda; mxcts:cpu with --no-gpu)
+#   --base-image IMAGE  the image to build on (ci/docker-build.sh --base-image)
+#   --local-base        with --no-gpu: build the CPU image on a local
+#                       debootstrap base (ci/docker-build.sh --local-base)
 #   --out DIR           where results go on the host (default ./ci-out)
 #   --no-build          use the existing image TAG
-#   --no-gpu            run without GPUs, to try the job on a machine that has
-#                       none (the GPU tests skip, as during `docker build`);
-#                       without it the job fails when the container sees no GPU
+#   --no-gpu            run the job on the CPU image (containers/Dockerfile.cpu)
+#                       without GPUs: the GPU tests and gpu-* suites skip.  To
+#                       check the job on a machine without a GPU
 #
-# Steps: ci/docker-build.sh cuda (whose image build already ran make check
-# without a GPU), then in a container started with ci/docker-run.sh --gpus:
-# nvidia-smi, make check in the image's build tree, then every conformance
-# suite (gpu-* included) through harness/mxcts.  Results in DIR:
-#   nvidia-smi.txt              the GPUs the container saw
-#   make-check/test-suite.log   automake's summary, with the logs of failures
-#   make-check/**/*.log, *.trs  every test's log and result file
-#   make-check.status           make check's exit status
-#   conformance/                results.tap, junit.xml, report.html, run/
-#   conformance.status          mxcts run's exit status
-# The job's exit status is make check's, or when that passed mxcts's (1
-# when no GPU was visible, unless --no-gpu).  The last line printed is
-# "N passed, N failed, N skipped" (make check's tests).
+# Steps: ci/docker-build.sh cuda (cpu with --no-gpu), then in a container
+# started by ci/docker-run.sh --gpus (no --gpus with --no-gpu),
+# ci/container-job.sh --require-gpu (without --require-gpu with --no-gpu):
+# nvidia-smi, then bash ci/check.sh --skip-mxnet in a copy of the image's
+# source tree, configured with the image's MXCTS_CONFIGURE_FLAGS (CUDA and
+# cuDNN), whose make check runs the unit tests and every conformance suite,
+# gpu-* included.  Results in DIR (ci/container-job.sh --help):
+#   nvidia-smi.txt, check.log, check.status, make-check/, conformance/
+# Docker needs the NVIDIA Container Toolkit on the host; podman needs its
+# CDI spec (nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml); buildah
+# cannot run the job with GPUs.  Exit status: the job's (1 when no GPU was
+# visible, unless --no-gpu).  The last line printed is
+# "N passed, N failed, N skipped" (every test of the job's make check runs).
 set -euo pipefail
 
 usage() {
-    echo "usage: ci/gpu-job.sh [--tag TAG] [--base-image IMAGE] [--out DIR] [--no-build] [--no-gpu]"
+    echo "usage: ci/gpu-job.sh [--tag TAG] [--base-image IMAGE] [--local-base] [--out DIR] [--no-build] [--no-gpu]"
 }
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
-tag=mxcts:cuda
-base_args=()
+# shellcheck source=ci/container-lib.sh
+source "$srcdir/ci/container-lib.sh"
+tag=""
+build_args=()
 out=./ci-out
 build=1
-gpu_args=(--gpus)
 no_gpu=0
 
 while [ $# -gt 0 ]; do
@@ -46,90 +49,38 @@ while [ $# -gt 0 ]; do
             [ $# -ge 2 ] || { usage >&2; echo "gpu-job.sh: $1 needs a value" >&2; exit 2; }
             case $1 in
                 --tag) tag=$2 ;;
-                --base-image) base_args=(--base-image "$2") ;;
+                --base-image) build_args+=(--base-image "$2") ;;
                 --out) out=$2 ;;
             esac
             shift ;;
+        --local-base) build_args+=(--local-base) ;;
         --no-build) build=0 ;;
-        --no-gpu) no_gpu=1; gpu_args=() ;;
-        -h|--help) usage; sed -n '6,28s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        --no-gpu) no_gpu=1 ;;
+        -h|--help) usage; sed -n '7,31s/^# \{0,1\}//p' "$0"; exit 0 ;;
         *) usage >&2; echo "gpu-job.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
 done
 
+if [ "$no_gpu" -eq 1 ]; then
+    kind=cpu run_args=() job_args=()
+else
+    kind=cuda run_args=(--gpus) job_args=(--require-gpu)
+fi
+tag=${tag:-mxcts:$kind}
+
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-rm -rf "$out/make-check" "$out/make-check.status" "$out/nvidia-smi.txt" "$out/conformance" \
-    "$out/conformance.status"
+rm -rf "$out/make-check" "$out/conformance" "$out/check.log" "$out/check.status" "$out/nvidia-smi.txt"
 
 if [ "$build" -eq 1 ]; then
-    bash "$srcdir/ci/docker-build.sh" cuda "${base_args[@]}" --tag "$tag"
-fi
-
-# Runs inside the container, as root, in the image's build tree.
-# shellcheck disable=SC2016  # expanded by the container's shell
-inner='
-set -uo pipefail
-cd "$MXCTS_BUILD_DIR"
-if nvidia-smi -L >/out/nvidia-smi.txt 2>&1 && grep -q "^GPU " /out/nvidia-smi.txt; then
-    nvidia-smi >>/out/nvidia-smi.txt 2>&1
-    cat /out/nvidia-smi.txt
-    gpu=1
-else
-    echo "gpu-job: no GPU visible in the container:" >&2
-    cat /out/nvidia-smi.txt >&2
-    gpu=0
+    bash "$srcdir/ci/docker-build.sh" "$kind" "${build_args[@]}" --tag "$tag"
 fi
 
 rc=0
-if [ "$gpu" -eq 1 ] || [ "$NO_GPU" -eq 1 ]; then
-    make check || rc=$?
-    if [ "$rc" -ne 0 ] && [ -f test-suite.log ]; then
-        echo "gpu-job: make check failed; test-suite.log:"
-        cat test-suite.log
-    fi
-    mkdir -p /out/make-check
-    find . -name "mxref-*" -prune -o \( -name "*.log" -o -name "*.trs" \) -type f -print |
-        while IFS= read -r f; do
-            mkdir -p "/out/make-check/$(dirname "$f")"
-            cp "$f" "/out/make-check/$f"
-        done
-else
-    rc=1
-fi
+bash "$srcdir/ci/docker-run.sh" "${run_args[@]}" --out "$out" "$tag" -- \
+    bash /src/mxcts/ci/container-job.sh "${job_args[@]}" -- --skip-mxnet || rc=$?
 
-# Conformance suites: every suite (the gpu-* ones included; they skip
-# without a GPU) against the in-tree libmxref, reports under /out/conformance.
-if [ "$gpu" -eq 1 ] || [ "$NO_GPU" -eq 1 ]; then
-    mkdir -p /out/conformance
-    crc=0
-    ./harness/mxcts run --out /out/conformance/run --tap /out/conformance/results.tap \
-        --junit /out/conformance/junit.xml --html /out/conformance/report.html \
-        --no-progress || crc=$?
-    echo "$crc" >/out/conformance.status
-    [ "$rc" -ne 0 ] || rc=$crc
-fi
-
-echo "$rc" >/out/make-check.status
-chown -R "$HOST_UID:$HOST_GID" /out 2>/dev/null || true
-exit "$rc"
-'
-
-rc=0
-bash "$srcdir/ci/docker-run.sh" "${gpu_args[@]}" --out "$out" -e "NO_GPU=$no_gpu" \
-    "$tag" -- bash -c "$inner" || rc=$?
-
-counts=$(
-    if [ -d "$out/make-check" ]; then
-        find "$out/make-check" -name '*.trs' -exec cat {} +
-    fi | awk '$1 == ":test-result:" {
-                  if ($2 == "PASS" || $2 == "XFAIL") p++
-                  else if ($2 == "SKIP") s++
-                  else f++
-              }
-              END { printf "%d passed, %d failed, %d skipped\n", p, f, s }'
-)
 echo "gpu-job.sh: results in $out (exit status $rc)"
-echo "$counts"
+ctr_count_results "$out/make-check"
 exit "$rc"
