@@ -80,9 +80,15 @@ results=_build-ci/harness/tests/conformance.out/results.json
 if [ -f "$results" ]; then
     mkdir -p "$out/conformance"
     cp -a _build-ci/harness/tests/conformance.out "$out/conformance/run"
+    # mxcts report exits as run does: 1 for failures (make check has failed
+    # then too), 3 for inconclusive orderings (skips), 2 when it cannot report.
+    report_rc=0
     ./_build-ci/harness/mxcts report "$results" --tap "$out/conformance/results.tap" \
-        --junit "$out/conformance/junit.xml" --html "$out/conformance/report.html" ||
-        { echo "container-job.sh: mxcts report failed" >&2; [ "$rc" -ne 0 ] || rc=1; }
+        --junit "$out/conformance/junit.xml" --html "$out/conformance/report.html" || report_rc=$?
+    if [ "$report_rc" -ne 0 ] && [ "$report_rc" -ne 3 ]; then
+        echo "container-job.sh: mxcts report exited $report_rc" >&2
+        [ "$rc" -ne 0 ] || rc=1
+    fi
 else
     echo "container-job.sh: no conformance results ($results): make check did not reach the suites" >&2
     [ "$rc" -ne 0 ] || rc=1
