@@ -76,6 +76,11 @@ void mxr__capi_handle_release(void *handle) {
   mxr_mutex_unlock(&q->mu);
 }
 
+static bool is_live(const void *handle, enum capi_kind kind) {
+  const struct capi_handle *h = handle;
+  return atomic_load_explicit(&h->magic, memory_order_acquire) == live_magic[kind];
+}
+
 int mxr__capi_check(const void *handle, enum capi_kind kind, const char *fn, const char *what) {
   if (!handle) return mxr_set_error(MXR_EINVAL, "%s: %s is NULL", fn, what);
   const struct capi_handle *h = handle;
@@ -112,10 +117,13 @@ int mxr__capi_ndarrays(NDArrayHandle *list, int n, const char *fn, const char *w
   if (n < 0) return mxr_set_error(MXR_EINVAL, "%s: negative number of %s (%d)", fn, what, n);
   if (n > 0 && !list) return mxr_set_error(MXR_EINVAL, "%s: the %s array is NULL", fn, what);
   for (int i = 0; i < n; i++) {
-    char item[96];
+    if (list[i] && is_live(list[i], CAPI_NDARRAY)) {
+      out[i] = ((struct capi_ndarray *)list[i])->arr;
+      continue;
+    }
+    char item[96]; /* formatted only for the error message */
     snprintf(item, sizeof item, "%s[%d]", what, i);
-    int st = mxr__capi_ndarray(list[i], fn, item, &out[i]);
-    if (st) return st;
+    return mxr__capi_ndarray(list[i], fn, item, &out[i]);
   }
   return 0;
 }

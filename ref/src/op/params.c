@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ struct mxr_op_params {
   const mxr_op *op;
   int n;
   char **keys, **vals;
-  void *parsed; /* op->params_size bytes */
+  void *parsed; /* op->params_size bytes, in the same block */
 };
 
 static const char *skip_space(const char *s) {
@@ -196,19 +197,43 @@ static int check_required(const mxr_op *op, const mxr_op_params *p) {
   return 0;
 }
 
-static int copy_pairs(mxr_op_params *p, int num, const char *const *keys, const char *const *vals) {
-  p->keys = calloc((size_t)num + 1, sizeof *p->keys);
-  p->vals = calloc((size_t)num + 1, sizeof *p->vals);
-  if (!p->keys || !p->vals) return mxr_set_error(MXR_ENOMEM, "op params: out of memory");
+/* Round n up to a multiple of the strictest alignment. */
+static size_t align_up(size_t n) {
+  size_t a = _Alignof(max_align_t);
+  return (n + a - 1) / a * a;
+}
+
+/* One block holds the params, the parsed struct, the key and value pointer
+ * arrays and the strings: parsing runs on every imperative call, so it
+ * allocates once.  The pairs are checked for NULL before this. */
+static mxr_op_params *alloc_params(const mxr_op *op, int num, const char *const *keys,
+                                   const char *const *vals) {
+  size_t head = align_up(sizeof(mxr_op_params)), parsed = align_up(op->params_size);
+  size_t ptrs = 2 * ((size_t)num + 1) * sizeof(char *), text = 0;
+  for (int i = 0; i < num; i++) text += strlen(keys[i]) + strlen(vals[i]) + 2;
+  char *block = calloc(1, head + parsed + ptrs + text);
+  if (!block) return NULL;
+  mxr_op_params *p = (mxr_op_params *)block;
+  p->parsed = block + head;
+  p->keys = (char **)(block + head + parsed);
+  p->vals = p->keys + num + 1;
+  char *str = (char *)(p->vals + num + 1);
   for (int i = 0; i < num; i++) {
-    if (!keys[i] || !vals[i])
-      return mxr_set_error(MXR_EINVAL, "%s: parameter %d has a NULL %s", p->op->name, i,
-                           keys[i] ? "value" : "key");
-    p->keys[i] = strdup(keys[i]);
-    p->vals[i] = strdup(vals[i]);
-    p->n = i + 1;
-    if (!p->keys[i] || !p->vals[i]) return mxr_set_error(MXR_ENOMEM, "op params: out of memory");
+    size_t lk = strlen(keys[i]) + 1, lv = strlen(vals[i]) + 1;
+    p->keys[i] = memcpy(str, keys[i], lk);
+    p->vals[i] = memcpy(str + lk, vals[i], lv);
+    str += lk + lv;
   }
+  p->n = num;
+  return p;
+}
+
+static int check_pairs(const mxr_op *op, int num, const char *const *keys,
+                       const char *const *vals) {
+  for (int i = 0; i < num; i++)
+    if (!keys[i] || !vals[i])
+      return mxr_set_error(MXR_EINVAL, "%s: parameter %d has a NULL %s", op->name, i,
+                           keys[i] ? "value" : "key");
   return 0;
 }
 
@@ -231,14 +256,13 @@ int mxr_op_params_parse(const mxr_op *op, int num, const char *const *keys,
   if (!op || !out || num < 0 || (num > 0 && (!keys || !vals)))
     return mxr_set_error(MXR_EINVAL, "mxr_op_params_parse: bad arguments");
   *out = NULL;
-  mxr_op_params *p = calloc(1, sizeof *p);
+  int st = check_pairs(op, num, keys, vals);
+  if (st) return st;
+  mxr_op_params *p = alloc_params(op, num, keys, vals);
   if (!p) return mxr_set_error(MXR_ENOMEM, "op params: out of memory");
   atomic_init(&p->refs, 1);
   p->op = op;
-  p->parsed = calloc(1, op->params_size ? op->params_size : 1);
-  int st = p->parsed ? 0 : mxr_set_error(MXR_ENOMEM, "op params: out of memory");
-  if (!st) st = copy_pairs(p, num, keys, vals);
-  if (!st) st = apply_defaults(op, p->parsed);
+  st = apply_defaults(op, p->parsed);
   if (!st) st = parse_pairs(p);
   if (!st) st = check_required(op, p);
   if (!st && op->check) st = op->check(op->name, p->parsed);
@@ -257,14 +281,7 @@ mxr_op_params *mxr_op_params_retain(mxr_op_params *p) {
 
 void mxr_op_params_free(mxr_op_params *p) {
   if (!p || atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1) return;
-  for (int i = 0; i < p->n; i++) {
-    free(p->keys[i]);
-    free(p->vals[i]);
-  }
-  free(p->keys);
-  free(p->vals);
-  free(p->parsed);
-  free(p);
+  free(p); /* one block: alloc_params */
 }
 
 int mxr_op_params_count(const mxr_op_params *p) { return p ? p->n : 0; }

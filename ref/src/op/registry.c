@@ -131,6 +131,20 @@ int mxr__shape_assign(struct mxr_shape *slot, const struct mxr_shape *want, cons
                        mxr_shape_str(want, a, sizeof a), mxr_shape_str(slot, b, sizeof b));
 }
 
+/* mxr__shape_assign over slots[0..n), naming a failing slot "WHAT i".  The
+ * label is formatted only on failure: this runs on every imperative call. */
+static int assign_each(struct mxr_shape *slots, int n, const struct mxr_shape *want,
+                       const char *what) {
+  for (int i = 0; i < n; i++) {
+    if (mxr__shape_known(&slots[i]) && mxr_shape_equal(&slots[i], want)) continue;
+    char label[32];
+    snprintf(label, sizeof label, "%s %d", what, i);
+    int st = mxr__shape_assign(&slots[i], want, label);
+    if (st) return st;
+  }
+  return 0;
+}
+
 /* Default: every input and output has one shape. */
 static int same_shape(struct mxr_shape *in, int nin, struct mxr_shape *out, int nout) {
   const struct mxr_shape *known = NULL;
@@ -140,18 +154,8 @@ static int same_shape(struct mxr_shape *in, int nin, struct mxr_shape *out, int 
     if (mxr__shape_known(&out[i])) known = &out[i];
   if (!known) return 0;
   struct mxr_shape s = *known;
-  char what[32];
-  for (int i = 0; i < nin; i++) {
-    snprintf(what, sizeof what, "input %d", i);
-    int st = mxr__shape_assign(&in[i], &s, what);
-    if (st) return st;
-  }
-  for (int i = 0; i < nout; i++) {
-    snprintf(what, sizeof what, "output %d", i);
-    int st = mxr__shape_assign(&out[i], &s, what);
-    if (st) return st;
-  }
-  return 0;
+  int st = assign_each(in, nin, &s, "input");
+  return st ? st : assign_each(out, nout, &s, "output");
 }
 
 int mxr__op_infer_shape(const mxr_op *op, const mxr_op_params *p, struct mxr_shape *in, int nin,
