@@ -9,6 +9,7 @@
 #   run/     plans, running probe processes, result files, sessions
 #   judge/   verdicts
 #   report/  TAP, JUnit, JSON and HTML reports
+#   compare/ performance A/B between implementations (mxcts compare)
 #   cli/     the mxcts program, mxcts-parallel, the man page
 #   probe/   mxcts-probe
 #   oracle/  the float64 oracle of the numerics suite

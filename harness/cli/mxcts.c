@@ -7,6 +7,7 @@
  *   mxcts judge   judge OUT (written by plan + exec), or print the next batch's jobs
  *   mxcts list    suites, configs, assertions
  *   mxcts report  re-render reports from a results file
+ *   mxcts compare performance A/B between implementations
  *
  * Exit status: 0 every assertion passed (xfail and skip count as passed),
  * 1 some failed, 2 usage or internal error, 3 none failed but some
@@ -24,6 +25,7 @@
 
 #include "common/common.h"
 #include "common/jsonv.h"
+#include "compare/compare.h"
 #include "config.h"
 #include "judge/judge.h"
 #include "report/report.h"
@@ -143,6 +145,21 @@ static void print_help(const char *cmd) {
     printf("usage: mxcts list [--suites DIR] [--suite NAME ...]\n\n"
            "Print each suite with its configurations (environment) and assertions, after\n"
            "validating the suite files.\n");
+  } else if (!strcmp(cmd, "compare")) {
+    printf("usage: mxcts compare --impl A --impl B [--impl C ...] [OPTIONS]\n\n"
+           "Run the timed workloads of the chosen suites (default: every timed suite that\n"
+           "needs no GPU) on each library, one fresh process per (library, config, round),\n"
+           "interleaved in a seeded random order of the libraries, and print per (suite,\n"
+           "config) each library's median and, for every library after the first, the\n"
+           "median ratio time(library) / time(first) with its 95 %% confidence interval\n"
+           "(the sign test's) and how many rounds it was faster.  No verdict: exit status\n"
+           "0 when the table was made, 2 otherwise.  OUT/compare.json holds the figures.\n\n"
+           "  --impl LIB          a library (repeatable, at least two; the first is the baseline)\n"
+           "  --impl-name NAME    names for the libraries, in order (default: file names)\n"
+           "  --rounds N          rounds of each config (default 10)\n"
+           "  --json F, --html F  also write the document / an HTML page ('-': stdout)\n"
+           "  --probe, --suites, --suite, --seed, --out, --pass-env, --timeout-scale,\n"
+           "  --grace, --lock-file   as for 'mxcts run'\n");
   } else if (!strcmp(cmd, "report")) {
     printf("usage: mxcts report RESULTS.json [--tap F] [--junit F] [--json F] [--html F]\n\n"
            "Re-render reports from a results file (OUT/results.json of a run); prints the\n"
@@ -681,6 +698,94 @@ static int cmd_report(int argc, char **argv) {
   return rc;
 }
 
+/* --- compare ------------------------------------------------------------------------------ */
+
+struct compare_cli {
+  struct cli cl;
+  struct mxcts_strv impls, names;
+};
+
+static int compare_option(int c, const char *arg, struct compare_cli *cc) {
+  switch (c) {
+  case OPT_IMPL: mxcts_strv_push(&cc->impls, arg); return 0;
+  case OPT_IMPL_NAME:
+    if (!mxcts_valid_id(arg)) return usage_error("compare", "--impl-name %s: not a valid name", arg);
+    mxcts_strv_push(&cc->names, arg);
+    return 0;
+  case OPT_EXPECT: case OPT_TAP: case OPT_JUNIT: case OPT_JOBS: case OPT_MAX_BACKOFF:
+  case OPT_KEEP_GOING: case OPT_NO_PROGRESS:
+    return usage_error("compare", "this option of 'mxcts run' means nothing to compare");
+  default: return run_option("compare", c, arg, &cc->cl);
+  }
+}
+
+/* Every library readable, each made absolute; one name each. */
+static int complete_impls(struct compare_cli *cc) {
+  if (cc->impls.n < 2) return usage_error("compare", "give two or more libraries (--impl LIB, repeated)");
+  if (cc->names.n && cc->names.n != cc->impls.n)
+    return usage_error("compare", "%zu --impl-name for %zu libraries: name all or none", cc->names.n,
+                       cc->impls.n);
+  for (size_t i = 0; i < cc->impls.n; i++) {
+    if (access(cc->impls.v[i], R_OK) != 0)
+      return usage_error("compare", "--impl %s: %s", cc->impls.v[i], strerror(errno));
+    char *abs = mxcts_abspath(cc->impls.v[i]);
+    free(cc->impls.v[i]);
+    cc->impls.v[i] = abs;
+    if (cc->names.n < cc->impls.n && i >= cc->names.n) mxcts_strv_push_take(&cc->names, impl_name_of(abs));
+  }
+  set_str(&cc->cl.opt.impl, cc->impls.v[0]);
+  return complete_options("compare", &cc->cl);
+}
+
+static int compare_args(int argc, char **argv, struct compare_cli *cc, bool *help) {
+  int c;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":", run_longopts, NULL)) != -1) {
+    if (c == OPT_HELP) return *help = true, 0;
+    if (c == '?') return usage_error("compare", "unknown option %s", argv[optind - 1]);
+    if (c == ':') return usage_error("compare", "option %s needs a value", argv[optind - 1]);
+    int rc = compare_option(c, optarg, cc);
+    if (rc) return rc;
+  }
+  if (optind < argc) return usage_error("compare", "unexpected argument %s", argv[optind]);
+  return complete_impls(cc);
+}
+
+/* Write the document or the page to PATH ("-": stdout). */
+static int compare_output(const json_t *doc, const char *path, bool html) {
+  if (!path) return 0;
+  bool to_stdout = !strcmp(path, "-");
+  FILE *f = to_stdout ? stdout : fopen(path, "w");
+  if (!f) return mxcts_set_error(MXR_ESYS, "%s: cannot write: %s", path, strerror(errno));
+  int rc = html ? mxcts_compare_html(doc, f) : json_dumpf(doc, f, JSON_INDENT(2)) ? MXR_ESYS : 0;
+  if (!to_stdout && fclose(f) != 0 && !rc) rc = MXR_ESYS;
+  return rc ? mxcts_set_error(MXR_ESYS, "%s: cannot write", path) : 0;
+}
+
+static int cmd_compare(int argc, char **argv) {
+  struct compare_cli cc = {0};
+  bool help = false;
+  int rc = compare_args(argc, argv, &cc, &help);
+  if (help) print_help("compare");
+  if (!rc && !help) {
+    struct mxcts_compare_opts o = {&cc.cl.opt, &cc.impls, &cc.names, stderr};
+    json_t *doc = NULL;
+    rc = mxcts_compare_run(&o, &doc);
+    if (!rc) rc = compare_output(doc, cc.cl.opt.json, false);
+    if (!rc) rc = compare_output(doc, cc.cl.opt.html, true);
+    bool quiet = (cc.cl.opt.json && !strcmp(cc.cl.opt.json, "-")) ||
+                 (cc.cl.opt.html && !strcmp(cc.cl.opt.html, "-"));
+    if (!rc) mxcts_compare_print(doc, quiet ? stderr : stdout);
+    if (rc) rc = internal_error("compare");
+    json_decref(doc);
+  }
+  mxcts_strv_free(&cc.impls);
+  mxcts_strv_free(&cc.names);
+  mxcts_options_free(&cc.cl.opt);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs(help_main, stderr);
@@ -701,7 +806,8 @@ int main(int argc, char **argv) {
   else if (!strcmp(cmd, "exec")) rc = cmd_exec(argc - 1, argv + 1);
   else if (!strcmp(cmd, "list")) rc = cmd_list(argc - 1, argv + 1);
   else if (!strcmp(cmd, "report")) rc = cmd_report(argc - 1, argv + 1);
-  else return usage_error(cmd, "unknown command (run, plan, exec, judge, list, report)");
+  else if (!strcmp(cmd, "compare")) rc = cmd_compare(argc - 1, argv + 1);
+  else return usage_error(cmd, "unknown command (run, plan, exec, judge, list, report, compare)");
   /* 0, 1, 2 or 3 only: never automake's 77 (skip) or 99 (hard error). */
   return rc == EXIT_PASS || rc == EXIT_FAILED || rc == EXIT_INCONCLUSIVE ? rc : EXIT_USAGE;
 }

@@ -209,5 +209,11 @@ double mxcts_median(const double *x, size_t n);
 /* The q-quantile (0 <= q <= 1) by linear interpolation between order
  * statistics (type 7); NaN for n == 0. */
 double mxcts_quantile(const double *x, size_t n, double q);
+/* A distribution-free confidence interval for the median of n values (the
+ * sign test's): the order statistics x_(k) and x_(n+1-k), k the largest with
+ * P(Binomial(n, 1/2) <= k - 1) <= (1 - conf) / 2, so that it covers the true
+ * median with probability at least conf.  false, with NaN bounds, when n is
+ * too small for that confidence (n < 6 at 0.95). */
+bool mxcts_median_ci(const double *x, size_t n, double conf, double *lo, double *hi);
 
 #endif /* MXCTS_COMMON_H */

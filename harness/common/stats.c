@@ -79,3 +79,20 @@ double mxcts_quantile(const double *x, size_t n, double q) {
   return v;
 }
 
+
+bool mxcts_median_ci(const double *x, size_t n, double conf, double *lo, double *hi) {
+  *lo = *hi = NAN;
+  if (n == 0 || n > MXCTS_BINOM_MAX || !(conf > 0.0 && conf < 1.0)) return false;
+  double tail = (1.0 - conf) / 2.0;
+  /* The largest k with P(B <= k - 1) <= tail, B ~ Binomial(n, 1/2): the
+   * interval [x_(k), x_(n+1-k)] then misses the median with probability
+   * 2 P(B <= k - 1) <= 1 - conf. */
+  int k = 0;
+  while (k + 1 <= (int)(n + 1) / 2 && mxcts_binom_cdf((int)n, k, 0.5) <= tail) k++;
+  if (k == 0) return false;
+  double *s = sorted_copy(x, n);
+  *lo = s[k - 1];
+  *hi = s[n - (size_t)k];
+  free(s);
+  return true;
+}

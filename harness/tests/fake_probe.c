@@ -32,6 +32,9 @@
  *                 a contention of 1.5 cores instead
  *   FAKE_GPUS     workload gpu_count: the count to report (default 0), or
  *                 "crash" (SIGSEGV)
+ * The --impl file may begin with "fake-scale X": every timing is then
+ * multiplied by X (two such files stand for a slower and a faster library
+ * in `mxcts compare`'s tests); any other file is ignored.
  * The result also records the process' whole environment ("fake_environ")
  * and its start and end times ("fake_start", "fake_end", CLOCK_REALTIME s).
  */
@@ -84,8 +87,17 @@ static long flaky_count(void) {
   return n;
 }
 
+static double impl_scale = 1.0; /* from the --impl file */
+
+static void read_impl_scale(const char *path) {
+  FILE *f = fopen(path, "r");
+  double x;
+  if (f && fscanf(f, "fake-scale %lf", &x) == 1 && x > 0) impl_scale = x;
+  if (f) fclose(f);
+}
+
 static double timing_ms(long seed) {
-  double ms = atof(env_or("FAKE_MS", "1"));
+  double ms = impl_scale * atof(env_or("FAKE_MS", "1"));
   long first = atol(env_or("FAKE_FLAKY_COUNT", "0")), count = flaky_count();
   if (count >= 0 && count < first) ms = atof(env_or("FAKE_MS_FIRST", "1"));
   uint64_t state = hash(mxcts_mix64((uint64_t)seed), env_or("FAKE_ID", "-"));
@@ -191,7 +203,8 @@ int main(int argc, char **argv) {
       {NULL, 0, NULL, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-    if (c == 'w') workload = optarg;
+    if (c == 'i') read_impl_scale(optarg);
+    else if (c == 'w') workload = optarg;
     else if (c == 's') seed = atol(optarg);
     else if (c == 'o') out = optarg;
     else if (c == 'P') profile = optarg;

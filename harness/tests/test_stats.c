@@ -212,6 +212,36 @@ START_TEST(test_quantiles) {
 }
 END_TEST
 
+START_TEST(test_median_ci_order_statistics) {
+  double x[20], lo, hi;
+  for (int i = 0; i < 20; i++) x[i] = (double)(19 - i); /* 19..0, unsorted */
+  ck_assert(!mxcts_median_ci(x, 5, 0.95, &lo, &hi)); /* 2 * 2^-5 > 0.05 */
+  ck_assert(isnan(lo) && isnan(hi));
+  ck_assert(mxcts_median_ci(x + 14, 6, 0.95, &lo, &hi)); /* 5..0 */
+  ck_assert(lo == 0.0 && hi == 5.0);
+  /* n = 20: P(B <= 5) = 0.0207 <= 0.025 < P(B <= 6) = 0.0577, so x_(6), x_(15) */
+  ck_assert(mxcts_median_ci(x, 20, 0.95, &lo, &hi));
+  ck_assert(lo == 5.0 && hi == 14.0);
+  ck_assert(!mxcts_median_ci(x, 20, 1.0, &lo, &hi));
+}
+END_TEST
+
+/* Coverage by simulation: 4000 samples of 15 exponential values; the true
+ * median ln 2 lies inside at least 95 % of the intervals (exactly: 96.5 %). */
+START_TEST(test_median_ci_coverage) {
+  uint64_t rng = 7;
+  int covered = 0, trials = 4000;
+  for (int t = 0; t < trials; t++) {
+    double x[15], lo, hi;
+    for (int i = 0; i < 15; i++) x[i] = -log(1.0 - mxcts_rng_uniform(&rng));
+    ck_assert(mxcts_median_ci(x, 15, 0.95, &lo, &hi));
+    covered += lo <= M_LN2 && M_LN2 <= hi;
+  }
+  ck_assert_int_ge(covered, (int)(0.95 * trials));
+  ck_assert_int_le(covered, (int)(0.98 * trials));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("stats");
   TCase *tc = tcase_create("stats");
@@ -223,6 +253,8 @@ int main(void) {
   tcase_add_test(tc, test_sprt_error_rates_by_simulation);
   tcase_add_test(tc, test_sprt_truncation_gives_undecided);
   tcase_add_test(tc, test_quantiles);
+  tcase_add_test(tc, test_median_ci_order_statistics);
+  tcase_add_test(tc, test_median_ci_coverage);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }
