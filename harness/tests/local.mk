@@ -27,7 +27,7 @@ HARNESS_TESTS = \
 	harness/tests/test_probe_trace
 check_PROGRAMS += $(HARNESS_TESTS)
 TESTS += $(HARNESS_TESTS) harness/tests/test_cli.sh harness/tests/test_compare.sh
-EXTRA_DIST += harness/tests/test_cli.sh harness/tests/test_compare.sh
+EXTRA_DIST += harness/tests/test_cli.sh harness/tests/test_compare.sh harness/tests/tap_util.sh
 
 harness_tests_test_stats_SOURCES = harness/tests/test_stats.c
 harness_tests_test_stats_CPPFLAGS = $(HARNESS_TEST_CPPFLAGS)

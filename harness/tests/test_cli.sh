@@ -15,22 +15,8 @@ trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
 
-ok() { # ok DESCRIPTION COMMAND... : the command must succeed
-    desc=$1; shift
-    n=$((n + 1))
-    if "$@" >"$tmp/last.out" 2>&1; then echo "ok $n - $desc"
-    else echo "not ok $n - $desc"; sed 's/^/# /' "$tmp/last.out" | head -20; fails=$((fails + 1)); fi
-}
-
-status_is() { # status_is WANT DESCRIPTION COMMAND...
-    want=$1 desc=$2; shift 2
-    n=$((n + 1))
-    "$@" >"$tmp/last.out" 2>&1
-    got=$?
-    if [ "$got" -eq "$want" ]; then echo "ok $n - $desc (exit $got)"
-    else echo "not ok $n - $desc: exit $got, expected $want"; sed 's/^/# /' "$tmp/last.out" | head -20
-         fails=$((fails + 1)); fi
-}
+# shellcheck source=harness/tests/tap_util.sh
+. "$srcdir/harness/tests/tap_util.sh"
 
 mkdir -p "$tmp/suites" "$tmp/bad"
 cat >"$tmp/suites/cli.json" <<'JSON'

@@ -6,27 +6,16 @@
 # libraries among the rounds, and crashed rounds counted, not fatal.  Uses
 # the fake probe.  Run from the top build directory (as `make check` does).
 set -u
+srcdir=${srcdir:-.}
 mxcts=./harness/mxcts
 fake=$PWD/harness/tests/fake_probe
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mxcts-compare.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 n=0
+fails=0
 
-ok() { # ok DESCRIPTION COMMAND... : the command must succeed
-    desc=$1; shift
-    n=$((n + 1))
-    if "$@" >"$tmp/last.out" 2>&1; then echo "ok $n - $desc"
-    else echo "not ok $n - $desc"; sed 's/^/# /' "$tmp/last.out" | head -20; fi
-}
-
-status_is() { # status_is WANT DESCRIPTION COMMAND...
-    want=$1 desc=$2; shift 2
-    n=$((n + 1))
-    "$@" >"$tmp/last.out" 2>&1
-    got=$?
-    if [ "$got" -eq "$want" ]; then echo "ok $n - $desc (exit $got)"
-    else echo "not ok $n - $desc: exit $got, expected $want"; sed 's/^/# /' "$tmp/last.out" | head -20; fi
-}
+# shellcheck source=harness/tests/tap_util.sh
+. "$srcdir/harness/tests/tap_util.sh"
 
 mkdir -p "$tmp/suites" "$tmp/crash"
 cat >"$tmp/suites/ab.json" <<'JSON'
