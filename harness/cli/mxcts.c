@@ -618,6 +618,10 @@ static void list_suite(const struct mxcts_suite *s) {
     const struct mxcts_assertion *a = &s->asserts[i];
     printf("  assertion %s (%s):", a->id, mxcts_assert_type_name(a->type));
     for (size_t c = 0; c < a->nconfigs; c++) printf(" %s", s->configs[a->configs[c]].id);
+    const char *needs[64];
+    size_t n = mxcts_assertion_needs(s, a, needs, 64);
+    printf("\n    needs:");
+    for (size_t k = 0; k < n; k++) printf(" %s", needs[k]);
     printf("\n");
   }
 }

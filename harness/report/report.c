@@ -69,7 +69,7 @@ void mxcts_report_summary(const json_t *results, FILE *f) {
   json_array_foreach(json_object_get(results, "suites"), i, s) {
     json_array_foreach(json_object_get(s, "assertions"), k, a) {
       int v = mxcts_verdict_parse(json_string_value(json_object_get(a, "verdict")));
-      if (v < 0 || (!mxcts_verdict_is_failure((enum mxcts_verdict)v) && v != MXCTS_V_INCONCLUSIVE))
+      if (v < 0 || (!mxcts_assertion_fails(a) && v != MXCTS_V_INCONCLUSIVE && v != MXCTS_V_UNSUPPORTED))
         continue;
       fprintf(f, "  %s %s: %.400s\n", mxcts_verdict_name((enum mxcts_verdict)v),
               json_string_value(json_object_get(a, "name")),
