@@ -144,9 +144,14 @@ static void print_help(const char *cmd) {
            "Print each suite with its configurations (environment) and assertions, after\n"
            "validating the suite files.\n");
   } else if (!strcmp(cmd, "report")) {
-    printf("usage: mxcts report RESULTS.json [--tap F] [--junit F] [--json F] [--html F]\n\n"
+    printf("usage: mxcts report RESULTS.json [--tap F] [--junit F] [--json F] [--html F]\n"
+           "       mxcts report --matrix [--markdown F] [--html F] [--omit-skipped] RESULTS.json...\n\n"
            "Re-render reports from a results file (OUT/results.json of a run); prints the\n"
-           "summary.  Exit status as for run: 0 passed, 1 failed, 2 error, 3 inconclusive.\n");
+           "summary.  Exit status as for run: 0 passed, 1 failed, 2 error, 3 inconclusive.\n"
+           "--matrix: render several results files as one table, an assertion a row and an\n"
+           "implementation (impl.name) a column, in Markdown (default: to stdout) and as one\n"
+           "HTML page; --omit-skipped leaves out rows skipped everywhere.  Exit status 0, or\n"
+           "2 when a file cannot be read or written.\n");
   } else {
     fputs(help_main, stdout);
   }
@@ -654,6 +659,38 @@ static int cmd_list(int argc, char **argv) {
   return rc;
 }
 
+/* report --matrix [--markdown F] [--html F] [--omit-skipped] A.json B.json ... */
+static int cmd_report_matrix(int argc, char **argv) {
+  enum { M_MATRIX = 300, M_MARKDOWN, M_HTML, M_OMIT, M_HELP };
+  static const struct option opts[] = {
+      {"matrix", no_argument, NULL, M_MATRIX},        {"markdown", required_argument, NULL, M_MARKDOWN},
+      {"html", required_argument, NULL, M_HTML},      {"omit-skipped", no_argument, NULL, M_OMIT},
+      {"help", no_argument, NULL, M_HELP},            {NULL, 0, NULL, 0}};
+  const char *markdown = NULL, *html = NULL;
+  bool omit = false;
+  int c, rc = 0;
+  optind = 1;
+  opterr = 0;
+  while (!rc && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    if (c == M_MARKDOWN) markdown = optarg;
+    else if (c == M_HTML) html = optarg;
+    else if (c == M_OMIT) omit = true;
+    else if (c == M_HELP) return print_help("report"), EXIT_PASS;
+    else if (c != M_MATRIX) rc = usage_error("report", "unknown option %s for --matrix", argv[optind - 1]);
+  }
+  if (!rc && optind == argc) rc = usage_error("report", "--matrix expects one or more results files");
+  if (!markdown && !html) markdown = "-";
+  size_t n = rc ? 0 : (size_t)(argc - optind);
+  json_t **docs = mxcts_xcalloc(n + 1, sizeof *docs);
+  for (size_t i = 0; i < n && !rc; i++)
+    if (mxcts_json_load(argv[optind + (int)i], &docs[i]) || mxcts_results_check(docs[i], argv[optind + (int)i]))
+      rc = internal_error("report");
+  if (!rc && mxcts_report_matrix_write(docs, n, omit, markdown, html)) rc = internal_error("report");
+  for (size_t i = 0; i < n; i++) json_decref(docs[i]);
+  free(docs);
+  return rc;
+}
+
 static int cmd_report(int argc, char **argv) {
   struct cli cl = {0};
   bool help = false;
@@ -704,7 +741,8 @@ int main(int argc, char **argv) {
   else if (!strcmp(cmd, "judge")) rc = cmd_judge(argc - 1, argv + 1);
   else if (!strcmp(cmd, "exec")) rc = cmd_exec(argc - 1, argv + 1);
   else if (!strcmp(cmd, "list")) rc = cmd_list(argc - 1, argv + 1);
-  else if (!strcmp(cmd, "report")) rc = cmd_report(argc - 1, argv + 1);
+  else if (!strcmp(cmd, "report"))
+    rc = argc > 2 && !strcmp(argv[2], "--matrix") ? cmd_report_matrix(argc - 1, argv + 1) : cmd_report(argc - 1, argv + 1);
   else return usage_error(cmd, "unknown command (run, plan, exec, judge, list, report)");
   /* 0, 1, 2 or 3 only: never automake's 77 (skip) or 99 (hard error). */
   return rc == EXIT_PASS || rc == EXIT_FAILED || rc == EXIT_INCONCLUSIVE ? rc : EXIT_USAGE;
