@@ -103,7 +103,7 @@ names=() failed=0
 for r in "${releases[@]}"; do
     pkg=${r%%==*} version=${r#*==} name=${r%%==*}-${r#*==} rc=0
     MXNET_PACKAGE=$pkg MXNET_VERSION=$version MXNET_WHEEL_CACHE=${MXCTS_WHEEL_CACHE:-$HOME/.cache/mxcts/wheels} \
-        "$src/ref/tests/capi_fetch_mxnet.sh" "$out/wheels/$name" 2>"$out/fetch-$name.log" || rc=$?
+        "$src/ref/tests/capi_fetch_mxnet.sh" "$out/wheels/$name" >"$out/fetch-$name.log" 2>&1 || rc=$?
     case $rc in
         0) names+=("$name") ;;
         77) say "skipping $r: $(tail -n 1 "$out/fetch-$name.log")" ;;

@@ -6,9 +6,11 @@
  *   mxcts exec    run one planned process (what the plan's lines call)
  *   mxcts judge   judge OUT (written by plan + exec), or print the next batch's jobs
  *   mxcts list    suites, configs, assertions
- *   mxcts report  re-render reports from a results file
+ *   mxcts report  re-render reports from a results file, or render several
+ *                 as one matrix (--matrix)
  *
- * Exit status: 0 every assertion passed (xfail and skip count as passed),
+ * Exit status: 0 every assertion passed (xfail, skip and an expected
+ * unsupported count as passed),
  * 1 some failed, 2 usage or internal error, 3 none failed but some
  * orderings were inconclusive.  Never 77 or 99 (automake's skip and hard
  * error).
@@ -69,8 +71,8 @@ static const char help_main[] =
     "  report   re-render reports from a JSON results file\n"
     "\n"
     "'mxcts COMMAND --help' describes each.  Exit status: 0 all assertions passed\n"
-    "(xfail and skip included), 1 some failed, 2 usage or internal error, 3 none\n"
-    "failed but some orderings were inconclusive.\n";
+    "(xfail, skip and expected unsupported included), 1 some failed, 2 usage or\n"
+    "internal error, 3 none failed but some orderings were inconclusive.\n";
 
 static const char help_run_opts[] =
     "  --impl LIB          library under test (default: the in-tree or installed libmxref.so)\n"
@@ -675,7 +677,10 @@ static int cmd_report_matrix(int argc, char **argv) {
     if (c == M_MARKDOWN) markdown = optarg;
     else if (c == M_HTML) html = optarg;
     else if (c == M_OMIT) omit = true;
-    else if (c == M_HELP) return print_help("report"), EXIT_PASS;
+    else if (c == M_HELP) {
+      print_help("report");
+      return EXIT_PASS;
+    }
     else if (c != M_MATRIX) rc = usage_error("report", "unknown option %s for --matrix", argv[optind - 1]);
   }
   if (!rc && optind == argc) rc = usage_error("report", "--matrix expects one or more results files");

@@ -99,7 +99,8 @@ check_LTLIBRARIES = \
 	harness/tests/mock_nobulk.la \
 	harness/tests/mock_badgrad.la \
 	harness/tests/mock_noisy.la \
-	harness/tests/mock_engine.la
+	harness/tests/mock_engine.la \
+	harness/tests/mock_old.la
 
 harness_tests_mock_crash_la_SOURCES = harness/tests/mock_crash.c harness/tests/mock.h
 harness_tests_mock_crash_la_CFLAGS = $(MOCK_CFLAGS)
@@ -127,6 +128,15 @@ harness_tests_mock_engine_la_SOURCES = harness/tests/mock_engine.c harness/tests
 harness_tests_mock_engine_la_CFLAGS = $(MOCK_CFLAGS)
 harness_tests_mock_engine_la_LDFLAGS = $(MOCK_LDFLAGS)
 harness_tests_mock_engine_la_LIBADD = $(MOCK_LIBS)
+# old: an older release's C API, built from libmxref's objects (not libmxref.so,
+# which exports what this mock hides) with its own version script
+harness_tests_mock_old_la_SOURCES = harness/tests/mock_old.c
+harness_tests_mock_old_la_CFLAGS = $(MOCK_CFLAGS)
+harness_tests_mock_old_la_LDFLAGS = $(MOCK_LDFLAGS) \
+	-Wl,--version-script=$(top_srcdir)/harness/tests/mock_old.map
+harness_tests_mock_old_la_LIBADD = ref/libmxref_core.la
+harness_tests_mock_old_la_DEPENDENCIES = ref/libmxref_core.la $(top_srcdir)/harness/tests/mock_old.map
+EXTRA_DIST += harness/tests/mock_old.map
 
 # The test times real work (orderings against the nobulk and noisy mocks):
 # it starts after every other test except the conformance run, which in turn
