@@ -108,7 +108,8 @@ void mxcts_report_summary(const json_t *results, FILE *f) {
       int v = mxcts_verdict_parse(json_string_value(json_object_get(a, "verdict")));
       if (v < 0 || (!mxcts_assertion_fails(a) && v != MXCTS_V_INCONCLUSIVE && v != MXCTS_V_UNSUPPORTED))
         continue;
-      fprintf(f, "  %s %s: %.400s\n", mxcts_verdict_name((enum mxcts_verdict)v),
+      fprintf(f, "  %s%s %s: %.400s\n", mxcts_verdict_name((enum mxcts_verdict)v),
+              v == MXCTS_V_UNSUPPORTED && !mxcts_assertion_fails(a) ? " (expected)" : "",
               json_string_value(json_object_get(a, "name")),
               json_string_value(json_object_get(a, "detail")));
     }

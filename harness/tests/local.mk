@@ -150,7 +150,7 @@ harness_tests_test_mocks_CPPFLAGS = $(HARNESS_TEST_CPPFLAGS)
 harness_tests_test_mocks_CFLAGS = $(HARNESS_TEST_CFLAGS)
 harness_tests_test_mocks_LDADD = $(HARNESS_TEST_LIBS)
 MOCKS_LOG = harness/tests/mocks.sh.log
-MOCKS_AFTER = $(filter-out $(CONFORMANCE_LOG) $(CONFORMANCE_MXNET_LOG) $(MOCKS_LOG),$(TEST_LOGS))
+MOCKS_AFTER = $(filter-out $(CONFORMANCE_LOG) $(CONFORMANCE_MXNET_LOG) $(MXNET_MATRIX_LOG) $(MOCKS_LOG),$(TEST_LOGS))
 $(MOCKS_LOG): $(MOCKS_AFTER)
 
 # The mocks alone.
@@ -172,7 +172,7 @@ EXTRA_DIST += harness/tests/conformance.sh harness/tests/sanitized-expectations.
 # target is named through a variable: automake owns the rule of a test's log,
 # and would replace one that names it literally, prerequisites and all.)
 CONFORMANCE_LOG = harness/tests/conformance.sh.log
-CONFORMANCE_AFTER = $(filter-out $(CONFORMANCE_LOG) $(CONFORMANCE_MXNET_LOG),$(TEST_LOGS))
+CONFORMANCE_AFTER = $(filter-out $(CONFORMANCE_LOG) $(CONFORMANCE_MXNET_LOG) $(MXNET_MATRIX_LOG),$(TEST_LOGS))
 $(CONFORMANCE_LOG): $(CONFORMANCE_AFTER)
 CLEANFILES += -r harness/tests/conformance.out
 
@@ -181,5 +181,24 @@ CLEANFILES += -r harness/tests/conformance.out
 TESTS += harness/tests/conformance_mxnet.sh
 EXTRA_DIST += harness/tests/conformance_mxnet.sh
 CONFORMANCE_MXNET_LOG = harness/tests/conformance_mxnet.sh.log
-$(CONFORMANCE_MXNET_LOG): $(filter-out $(CONFORMANCE_MXNET_LOG),$(TEST_LOGS))
+$(CONFORMANCE_MXNET_LOG): $(filter-out $(CONFORMANCE_MXNET_LOG) $(MXNET_MATRIX_LOG),$(TEST_LOGS))
 CLEANFILES += -r harness/tests/conformance-mxnet.out
+
+# Every MXNet release of ci/mxnet-matrix.sh, judged with its expectation
+# file: skipped in `make check`; `make check-mxnet-matrix` runs all suites,
+# `make check-mxnet-matrix-untimed` the untimed ones (the part ci/check.sh
+# runs).  Wheels are cached in ~/.cache/mxcts/wheels ($MXCTS_WHEEL_CACHE).
+TESTS += harness/tests/mxnet_matrix.sh
+EXTRA_DIST += harness/tests/mxnet_matrix.sh ci/mxnet-matrix.sh
+MXNET_MATRIX_LOG = harness/tests/mxnet_matrix.sh.log
+$(MXNET_MATRIX_LOG): $(filter-out $(MXNET_MATRIX_LOG),$(TEST_LOGS))
+CLEANFILES += -r harness/tests/mxnet-matrix.out harness/tests/mxnet-matrix.out.log
+
+check-mxnet-matrix: all
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS=harness/tests/mxnet_matrix.sh \
+	  TESTS_ENVIRONMENT="MXNET_MATRIX_PARTS=all"
+check-mxnet-matrix-untimed: all
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS=harness/tests/mxnet_matrix.sh \
+	  TESTS_ENVIRONMENT="MXNET_MATRIX_PARTS=untimed"
+
+.PHONY: check-mxnet-matrix check-mxnet-matrix-untimed
