@@ -8,7 +8,7 @@
 # For each release: ref/tests/capi_fetch_mxnet.sh downloads the wheel with
 # pip into the cache $MXCTS_WHEEL_CACHE (default ~/.cache/mxcts/wheels) and
 # unpacks libmxnet.so with the libraries bundled beside it into
-# OUT/wheels/PKG-VERSION; then `mxcts run` judges it with
+# CACHE/unpacked/PKG-VERSION (once); then `mxcts run` judges it with
 # suites/expectations/PKG-VERSION.txt (PKG-VERSION is the implementation's
 # name: mxnet-1.4.1, mxnet-native-1.8.0.post0).
 #
@@ -31,6 +31,7 @@
 # when a run failed or a wheel could not be unpacked, 2 on a usage error.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
+cache=${MXCTS_WHEEL_CACHE:-$HOME/.cache/mxcts/wheels}
 releases=(mxnet==1.4.1 mxnet==1.5.1 mxnet==1.6.0 mxnet==1.7.0.post2 mxnet==1.8.0.post0
           mxnet-native==1.8.0.post0 mxnet==1.9.1)
 usage() {
@@ -40,7 +41,7 @@ say() { echo "mxnet-matrix: $*" >&2; }
 
 # run_part PART NAME: judge one release's part (the job GNU parallel runs)
 run_part() {
-    local part=$1 name=$2 dir=$out/$2 lib=$out/wheels/$2/mxnet/libmxnet.so
+    local part=$1 name=$2 dir=$out/$2 lib=$cache/unpacked/$2/mxnet/libmxnet.so
     local -a suites=()
     mapfile -t suites < "$out/suites-$part.txt"
     local -a args=()
@@ -49,7 +50,7 @@ run_part() {
     [ -f "$expect" ] || expect=none
     mkdir -p "$dir"
     local t0=$SECONDS rc=0
-    LD_LIBRARY_PATH="$out/wheels/$name/mxnet${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    LD_LIBRARY_PATH="$cache/unpacked/$name/mxnet${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     MXNET_SUBGRAPH_VERBOSE=0 \
         "$mxcts" run --impl "$lib" --impl-name "$name" --probe "$build/harness/mxcts-probe" \
         --suites "$src/suites" --out "$dir/$part" --expectations "$expect" --no-progress \
@@ -102,8 +103,8 @@ mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
 names=() failed=0
 for r in "${releases[@]}"; do
     pkg=${r%%==*} version=${r#*==} name=${r%%==*}-${r#*==} rc=0
-    MXNET_PACKAGE=$pkg MXNET_VERSION=$version MXNET_WHEEL_CACHE=${MXCTS_WHEEL_CACHE:-$HOME/.cache/mxcts/wheels} \
-        "$src/ref/tests/capi_fetch_mxnet.sh" "$out/wheels/$name" >"$out/fetch-$name.log" 2>&1 || rc=$?
+    MXNET_PACKAGE=$pkg MXNET_VERSION=$version MXNET_WHEEL_CACHE=$cache \
+        "$src/ref/tests/capi_fetch_mxnet.sh" "$cache/unpacked/$name" >"$out/fetch-$name.log" 2>&1 || rc=$?
     case $rc in
         0) names+=("$name") ;;
         77) say "skipping $r: $(tail -n 1 "$out/fetch-$name.log")" ;;
