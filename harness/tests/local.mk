@@ -192,7 +192,8 @@ TESTS += harness/tests/mxnet_matrix.sh
 EXTRA_DIST += harness/tests/mxnet_matrix.sh ci/mxnet-matrix.sh
 MXNET_MATRIX_LOG = harness/tests/mxnet_matrix.sh.log
 $(MXNET_MATRIX_LOG): $(filter-out $(MXNET_MATRIX_LOG),$(TEST_LOGS))
-CLEANFILES += -r harness/tests/mxnet-matrix.out harness/tests/mxnet-matrix.out.log
+CLEANFILES += -r harness/tests/mxnet-matrix.out harness/tests/mxnet-matrix.out.log \
+	harness/tests/mxnet-matrix.out.fetch-failures
 
 check-mxnet-matrix: all
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=harness/tests/mxnet_matrix.sh \
