@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the checks CI runs, without Docker, from the repository root.
 #
-# usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--skip-mxnet] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]
+# usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--skip-mxnet] [--skip-mxnet-matrix] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]
 #
 # Stages (each in its own build directory, relative to the repository root):
 #   main        ci/install-deps.sh, ./bootstrap, configure --enable-werror
@@ -15,13 +15,18 @@
 #   mxnet       make check-mxnet in DIR: the C API conformance program on MXNet
 #               1.9.1's libmxnet.so, fetched from PyPI with pip; recorded as
 #               skipped (not failed) when the wheel cannot be had here
+#   mxnet-matrix  make check-mxnet-matrix-untimed in DIR: the untimed suites
+#               against every MXNet release of ci/mxnet-matrix.sh (1.4.1 ...
+#               1.9.1), wheels cached in ~/.cache/mxcts/wheels; skipped when
+#               no wheel can be fetched
 #   tsan        (--sanitizers) DIR-tsan: --enable-sanitizers=thread, make check-engine
 #   asan        (--sanitizers) DIR-asan: --enable-sanitizers=address,undefined, make check
 #   distcheck   (--distcheck) make distcheck in DIR (configure flags passed on
 #               through DISTCHECK_CONFIGURE_FLAGS)
 #
 #   --skip-deps        do not run ci/install-deps.sh
-#   --skip-mxnet       do not run the mxnet stage
+#   --skip-mxnet       do not run the mxnet and mxnet-matrix stages
+#   --skip-mxnet-matrix  do not run the mxnet-matrix stage
 #   --build-dir DIR    main build directory (also $BUILD_DIR)
 #   --count-results DIR STAMP
 #                      only print "N passed, N failed, N skipped" for the .trs
@@ -41,7 +46,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--skip-mxnet] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]"
+    echo "usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--skip-mxnet] [--skip-mxnet-matrix] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]"
 }
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,6 +57,7 @@ do_sanitizers=0
 do_distcheck=0
 do_deps=1
 do_mxnet=1
+do_matrix=1
 count_args=()
 
 while [ $# -gt 0 ]; do
@@ -59,7 +65,8 @@ while [ $# -gt 0 ]; do
         --sanitizers) do_sanitizers=1 ;;
         --distcheck) do_distcheck=1 ;;
         --skip-deps) do_deps=0 ;;
-        --skip-mxnet) do_mxnet=0 ;;
+        --skip-mxnet) do_mxnet=0; do_matrix=0 ;;
+        --skip-mxnet-matrix) do_matrix=0 ;;
         --build-dir)
             [ $# -ge 2 ] || { usage >&2; exit 2; }
             build_dir=$2; shift ;;
@@ -232,6 +239,23 @@ run_mxnet_stage() {
     return 1
 }
 
+# The mxnet-matrix stage: the untimed suites against every MXNet release
+# (harness/tests/mxnet_matrix.sh, a skip when no wheel can be fetched).
+run_matrix_stage() {
+    local stamp
+    log "stage mxnet-matrix"
+    stage_start=$SECONDS
+    stamp="$build_dir/.matrix-stamp"
+    touch "$stamp"
+    if make -C "$build_dir" check-mxnet-matrix-untimed; then
+        record mxnet-matrix "ok ($(count_results "$build_dir" "$stamp"))"
+        return 0
+    fi
+    report_failures "$build_dir" "$stamp"
+    record mxnet-matrix "FAIL$(count_if_any "$build_dir" "$stamp")"
+    return 1
+}
+
 status=0
 
 if [ "$do_deps" -eq 1 ]; then
@@ -255,6 +279,14 @@ if [ "$do_mxnet" -eq 1 ]; then
         record mxnet "not run (main build failed)"
     else
         run_mxnet_stage || status=1
+    fi
+fi
+
+if [ "$do_matrix" -eq 1 ]; then
+    if [ "$main_rc" -eq 2 ]; then
+        record mxnet-matrix "not run (main build failed)"
+    else
+        run_matrix_stage || status=1
     fi
 fi
 

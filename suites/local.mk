@@ -23,4 +23,10 @@ dist_suites_DATA = \
 expectationsdir = $(suitesdir)/expectations
 dist_expectations_DATA = \
 	suites/expectations/libmxref.txt \
+	suites/expectations/mxnet-1.4.1.txt \
+	suites/expectations/mxnet-1.5.1.txt \
+	suites/expectations/mxnet-1.6.0.txt \
+	suites/expectations/mxnet-1.7.0.post2.txt \
+	suites/expectations/mxnet-1.8.0.post0.txt \
+	suites/expectations/mxnet-native-1.8.0.post0.txt \
 	suites/expectations/mxnet-1.9.1.txt

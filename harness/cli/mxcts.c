@@ -6,10 +6,12 @@
  *   mxcts exec    run one planned process (what the plan's lines call)
  *   mxcts judge   judge OUT (written by plan + exec), or print the next batch's jobs
  *   mxcts list    suites, configs, assertions
- *   mxcts report  re-render reports from a results file
+ *   mxcts report  re-render reports from a results file, or render several
+ *                 as one matrix (--matrix)
  *   mxcts compare performance A/B between implementations
  *
- * Exit status: 0 every assertion passed (xfail and skip count as passed),
+ * Exit status: 0 every assertion passed (xfail, skip and an expected
+ * unsupported count as passed),
  * 1 some failed, 2 usage or internal error, 3 none failed but some
  * orderings were inconclusive.  Never 77 or 99 (automake's skip and hard
  * error).
@@ -71,8 +73,8 @@ static const char help_main[] =
     "  report   re-render reports from a JSON results file\n"
     "\n"
     "'mxcts COMMAND --help' describes each.  Exit status: 0 all assertions passed\n"
-    "(xfail and skip included), 1 some failed, 2 usage or internal error, 3 none\n"
-    "failed but some orderings were inconclusive.\n";
+    "(xfail, skip and expected unsupported included), 1 some failed, 2 usage or\n"
+    "internal error, 3 none failed but some orderings were inconclusive.\n";
 
 static const char help_run_opts[] =
     "  --impl LIB          library under test (default: the in-tree or installed libmxref.so)\n"
@@ -161,9 +163,14 @@ static void print_help(const char *cmd) {
            "  --probe, --suites, --suite, --seed, --out, --pass-env, --timeout-scale,\n"
            "  --grace, --lock-file   as for 'mxcts run'\n");
   } else if (!strcmp(cmd, "report")) {
-    printf("usage: mxcts report RESULTS.json [--tap F] [--junit F] [--json F] [--html F]\n\n"
+    printf("usage: mxcts report RESULTS.json [--tap F] [--junit F] [--json F] [--html F]\n"
+           "       mxcts report --matrix [--markdown F] [--html F] [--omit-skipped] RESULTS.json...\n\n"
            "Re-render reports from a results file (OUT/results.json of a run); prints the\n"
-           "summary.  Exit status as for run: 0 passed, 1 failed, 2 error, 3 inconclusive.\n");
+           "summary.  Exit status as for run: 0 passed, 1 failed, 2 error, 3 inconclusive.\n"
+           "--matrix: render several results files as one table, an assertion a row and an\n"
+           "implementation (impl.name) a column, in Markdown (default: to stdout) and as one\n"
+           "HTML page; --omit-skipped leaves out rows skipped everywhere.  Exit status 0, or\n"
+           "2 when a file cannot be read or written.\n");
   } else {
     fputs(help_main, stdout);
   }
@@ -635,6 +642,10 @@ static void list_suite(const struct mxcts_suite *s) {
     const struct mxcts_assertion *a = &s->asserts[i];
     printf("  assertion %s (%s):", a->id, mxcts_assert_type_name(a->type));
     for (size_t c = 0; c < a->nconfigs; c++) printf(" %s", s->configs[a->configs[c]].id);
+    const char *needs[64];
+    size_t n = mxcts_assertion_needs(s, a, needs, 64);
+    printf("\n    needs:");
+    for (size_t k = 0; k < n; k++) printf(" %s", needs[k]);
     printf("\n");
   }
 }
@@ -664,6 +675,41 @@ static int cmd_list(int argc, char **argv) {
   for (size_t i = 0; i < n; i++) list_suite(&suites[i]);
   mxcts_suites_free(suites, n);
   mxcts_options_free(&cl.opt);
+  return rc;
+}
+
+/* report --matrix [--markdown F] [--html F] [--omit-skipped] A.json B.json ... */
+static int cmd_report_matrix(int argc, char **argv) {
+  enum { M_MATRIX = 300, M_MARKDOWN, M_HTML, M_OMIT, M_HELP };
+  static const struct option opts[] = {
+      {"matrix", no_argument, NULL, M_MATRIX},        {"markdown", required_argument, NULL, M_MARKDOWN},
+      {"html", required_argument, NULL, M_HTML},      {"omit-skipped", no_argument, NULL, M_OMIT},
+      {"help", no_argument, NULL, M_HELP},            {NULL, 0, NULL, 0}};
+  const char *markdown = NULL, *html = NULL;
+  bool omit = false;
+  int c, rc = 0;
+  optind = 1;
+  opterr = 0;
+  while (!rc && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    if (c == M_MARKDOWN) markdown = optarg;
+    else if (c == M_HTML) html = optarg;
+    else if (c == M_OMIT) omit = true;
+    else if (c == M_HELP) {
+      print_help("report");
+      return EXIT_PASS;
+    }
+    else if (c != M_MATRIX) rc = usage_error("report", "unknown option %s for --matrix", argv[optind - 1]);
+  }
+  if (!rc && optind == argc) rc = usage_error("report", "--matrix expects one or more results files");
+  if (!markdown && !html) markdown = "-";
+  size_t n = rc ? 0 : (size_t)(argc - optind);
+  json_t **docs = mxcts_xcalloc(n + 1, sizeof *docs);
+  for (size_t i = 0; i < n && !rc; i++)
+    if (mxcts_json_load(argv[optind + (int)i], &docs[i]) || mxcts_results_check(docs[i], argv[optind + (int)i]))
+      rc = internal_error("report");
+  if (!rc && mxcts_report_matrix_write(docs, n, omit, markdown, html)) rc = internal_error("report");
+  for (size_t i = 0; i < n; i++) json_decref(docs[i]);
+  free(docs);
   return rc;
 }
 
@@ -805,7 +851,8 @@ int main(int argc, char **argv) {
   else if (!strcmp(cmd, "judge")) rc = cmd_judge(argc - 1, argv + 1);
   else if (!strcmp(cmd, "exec")) rc = cmd_exec(argc - 1, argv + 1);
   else if (!strcmp(cmd, "list")) rc = cmd_list(argc - 1, argv + 1);
-  else if (!strcmp(cmd, "report")) rc = cmd_report(argc - 1, argv + 1);
+  else if (!strcmp(cmd, "report"))
+    rc = argc > 2 && !strcmp(argv[2], "--matrix") ? cmd_report_matrix(argc - 1, argv + 1) : cmd_report(argc - 1, argv + 1);
   else if (!strcmp(cmd, "compare")) rc = cmd_compare(argc - 1, argv + 1);
   else return usage_error(cmd, "unknown command (run, plan, exec, judge, list, report, compare)");
   /* 0, 1, 2 or 3 only: never automake's 77 (skip) or 99 (hard error). */

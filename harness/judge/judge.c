@@ -10,7 +10,7 @@
 #include "judge/judge_internal.h"
 
 static const char *const verdict_names[MXCTS_NUM_VERDICTS] = {
-    "pass", "fail", "crash", "timeout", "error", "skip", "xfail", "xpass", "inconclusive"};
+    "pass", "fail", "crash", "timeout", "error", "skip", "xfail", "xpass", "inconclusive", "unsupported"};
 
 const char *mxcts_verdict_name(enum mxcts_verdict v) {
   return (unsigned)v < MXCTS_NUM_VERDICTS ? verdict_names[v] : "?";
@@ -25,6 +25,13 @@ int mxcts_verdict_parse(const char *name) {
 bool mxcts_verdict_is_failure(enum mxcts_verdict v) {
   return v == MXCTS_V_FAIL || v == MXCTS_V_CRASH || v == MXCTS_V_TIMEOUT || v == MXCTS_V_ERROR ||
          v == MXCTS_V_XPASS;
+}
+
+bool mxcts_assertion_fails(const json_t *a) {
+  int v = mxcts_verdict_parse(json_string_value(json_object_get(a, "verdict")));
+  if (v != MXCTS_V_UNSUPPORTED) return v < 0 || mxcts_verdict_is_failure((enum mxcts_verdict)v);
+  const char *kind = json_string_value(json_object_get(json_object_get(a, "expectation"), "kind"));
+  return !kind || strcmp(kind, "unsupported") != 0;
 }
 
 void mxcts__eval_note(struct mxcts_eval *e, const char *fmt, ...) {
@@ -60,7 +67,10 @@ static void classify_exit0(const struct mxcts_job *job, struct mxcts_evidence *e
     ev->detail = mxcts_xasprintf("malformed or missing result: %s", mxcts_last_error());
   } else {
     ev->has_result = true;
-    if (strcmp(ev->result.status, "ok")) {
+    if (!strcmp(ev->result.status, "unsupported")) {
+      ev->cls = MXCTS_P_UNSUPPORTED;
+      ev->detail = mxcts_xstrdup(ev->result.error ? ev->result.error : "unsupported (no message)");
+    } else if (strcmp(ev->result.status, "ok")) {
       ev->cls = MXCTS_P_ERROR;
       ev->detail = mxcts_xasprintf("%s: probe status %s: %s", path, ev->result.status,
                                    ev->result.error ? ev->result.error : "(no message)");
@@ -155,7 +165,7 @@ static enum mxcts_pclass worst_process(const struct mxcts_judging *j, size_t si,
                                        const struct mxcts_assertion *a, unsigned kinds,
                                        size_t *worst_job, size_t *count) {
   static const int rank[] = {[MXCTS_P_OK] = 0, [MXCTS_P_ERROR] = 1, [MXCTS_P_TIMEOUT] = 2,
-                             [MXCTS_P_CRASH] = 3};
+                             [MXCTS_P_CRASH] = 3, [MXCTS_P_UNSUPPORTED] = 4};
   enum mxcts_pclass worst = MXCTS_P_OK;
   *count = 0;
   for (size_t i = 0; i < j->plan->njobs; i++) {
@@ -179,10 +189,16 @@ static bool process_verdict(const struct mxcts_judging *j, size_t si,
   static const enum mxcts_verdict map[] = {[MXCTS_P_OK] = MXCTS_V_PASS,
                                            [MXCTS_P_ERROR] = MXCTS_V_ERROR,
                                            [MXCTS_P_CRASH] = MXCTS_V_CRASH,
-                                           [MXCTS_P_TIMEOUT] = MXCTS_V_TIMEOUT};
+                                           [MXCTS_P_TIMEOUT] = MXCTS_V_TIMEOUT,
+                                           [MXCTS_P_UNSUPPORTED] = MXCTS_V_UNSUPPORTED};
   e->verdict = map[worst];
   e->repro = &j->plan->jobs[wj];
   mxcts__eval_note(e, "%s: %s", j->plan->jobs[wj].id, j->ev[wj].detail);
+  if (worst == MXCTS_P_UNSUPPORTED) {
+    json_t *missing = json_object_get(j->ev[wj].result.root, "missing");
+    json_object_set(e->diag, "missing", json_is_array(missing) ? missing : json_array());
+    return true;
+  }
   if (count > 1) mxcts__eval_note(e, "%zu processes did not end well", count);
   return true;
 }
@@ -238,11 +254,15 @@ static const struct mxcts_job *first_job(const struct mxcts_judging *j, size_t s
 }
 
 /* Apply an expectation to a raw verdict.  Inconclusive is neither a pass
- * nor a failure, so a fail or flaky expectation leaves it as it is. */
+ * nor a failure, so a fail or flaky expectation leaves it as it is;
+ * unsupported stays unsupported (an unsupported line makes it expected:
+ * mxcts_assertion_fails).  An unsupported line on an assertion that ran
+ * and passed gives xpass, as a fail line does. */
 static enum mxcts_verdict expected(enum mxcts_verdict raw, const struct mxcts_expect_entry *x) {
   if (!x) return raw;
   if (x->kind == MXCTS_EXPECT_SKIP) return MXCTS_V_SKIP;
-  if (raw == MXCTS_V_INCONCLUSIVE) return raw;
+  if (raw == MXCTS_V_INCONCLUSIVE || raw == MXCTS_V_UNSUPPORTED) return raw;
+  if (x->kind == MXCTS_EXPECT_UNSUPPORTED) return raw == MXCTS_V_PASS ? MXCTS_V_XPASS : raw;
   if (raw == MXCTS_V_PASS) return x->kind == MXCTS_EXPECT_FAIL ? MXCTS_V_XPASS : MXCTS_V_PASS;
   return mxcts_verdict_is_failure(raw) ? MXCTS_V_XFAIL : raw;
 }
@@ -329,7 +349,7 @@ static json_t *observed_structure(const struct mxcts_judging *j, size_t si, size
 
 static json_t *process_counts(const struct mxcts_judging *j, size_t si, size_t c,
                               const struct mxcts_job **first) {
-  size_t n[4] = {0}, skipped = 0, total = 0;
+  size_t n[5] = {0}, skipped = 0, total = 0;
   *first = NULL;
   for (size_t i = 0; i < j->plan->njobs; i++) {
     if (j->plan->jobs[i].suite != si || j->plan->jobs[i].config != c) continue;
@@ -338,10 +358,10 @@ static json_t *process_counts(const struct mxcts_judging *j, size_t si, size_t c
     else n[j->ev[i].cls]++;
     total++;
   }
-  return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)total, "ok",
+  return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)total, "ok",
                    (json_int_t)n[MXCTS_P_OK], "error", (json_int_t)n[MXCTS_P_ERROR], "crash",
                    (json_int_t)n[MXCTS_P_CRASH], "timeout", (json_int_t)n[MXCTS_P_TIMEOUT],
-                   "skipped", (json_int_t)skipped);
+                   "unsupported", (json_int_t)n[MXCTS_P_UNSUPPORTED], "skipped", (json_int_t)skipped);
 }
 
 static json_t *config_json(const struct mxcts_judging *j, size_t si, size_t c) {
@@ -433,10 +453,11 @@ static json_t *document(const struct mxcts_judging *j, struct mxcts_expectations
     json_array_append_new(suites, suite_json(j, si, ex));
   json_t *summary = summary_json(suites);
   bool failed = false;
-  for (int v = 0; v < MXCTS_NUM_VERDICTS; v++)
-    if (mxcts_verdict_is_failure((enum mxcts_verdict)v) &&
-        json_integer_value(json_object_get(summary, mxcts_verdict_name((enum mxcts_verdict)v))))
-      failed = true;
+  size_t i, k;
+  json_t *s, *a;
+  json_array_foreach(suites, i, s) {
+    json_array_foreach(json_object_get(s, "assertions"), k, a) failed = failed || mxcts_assertion_fails(a);
+  }
   bool inconclusive = json_integer_value(json_object_get(summary, "inconclusive")) > 0;
   json_t *ex_file = j->plan->opt.expectations ? mxcts_json_text(j->plan->opt.expectations) : json_null();
   return json_pack("{s:i, s:s, s:o, s:o, s:I, s:o, s:o, s:s, s:o, s:o}", "mxcts_results",

@@ -7,7 +7,9 @@
  * status error/usage, could not start), crash (a signal, named) or timeout.
  * An assertion that reads a process that crashed, timed out or failed gets
  * that verdict (crash before timeout before error), never "fail" or
- * "slower".  Otherwise its type decides (docs/suites.md):
+ * "slower"; one that reads a process the probe did not run because the
+ * library lacks a function (probe status unsupported) gets `unsupported`,
+ * before all of those, with the missing functions named.  Otherwise its type decides (docs/suites.md):
  *   structure     engine ops and segment sizes per pass equal the prediction
  *   ordering      every slower vs every faster operand: Wald's SPRT over the
  *                 interleaved rounds run so far (common/common.h): pass when
@@ -20,7 +22,9 @@
  *   profile_file  a valid Chrome trace was left in the working directory
  * Then the expectation file applies: fail -> xfail / xpass, flaky -> xfail
  * or pass, skip -> skip; inconclusive stays inconclusive under fail and
- * flaky (it is neither a failure nor a pass).
+ * flaky (it is neither a failure nor a pass); unsupported stays unsupported,
+ * and is expected (not a failure of the run) only under an unsupported
+ * line.
  *
  * The results document is the one data model of every report (report/report.h);
  * its schema is in docs/harness.md.
@@ -48,13 +52,19 @@ enum mxcts_verdict {
   MXCTS_V_XFAIL,
   MXCTS_V_XPASS,
   MXCTS_V_INCONCLUSIVE,   /* an ordering undecided when its round budget ran out */
+  MXCTS_V_UNSUPPORTED,    /* the library lacks a C API function the assertion's
+                             workload calls; a failure unless expected */
 };
-#define MXCTS_NUM_VERDICTS 9
+#define MXCTS_NUM_VERDICTS 10
 const char *mxcts_verdict_name(enum mxcts_verdict v);
 /* -1 for an unknown name. */
 int mxcts_verdict_parse(const char *name);
-/* Whether a verdict makes the run fail (fail, crash, timeout, error, xpass). */
+/* Whether a verdict makes the run fail (fail, crash, timeout, error, xpass).
+ * `unsupported` does too unless an expectation of kind unsupported covers
+ * it: mxcts_assertion_fails decides for one assertion of a results
+ * document. */
 bool mxcts_verdict_is_failure(enum mxcts_verdict v);
+bool mxcts_assertion_fails(const json_t *assertion);
 
 /* Judge every assertion of the plan.  Loads the plan's expectation file
  * (an unreadable one is an error).  Missing or broken process files never

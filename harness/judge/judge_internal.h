@@ -10,7 +10,9 @@
 #include "judge/judge.h"
 #include "run/run.h"
 
-enum mxcts_pclass { MXCTS_P_OK, MXCTS_P_ERROR, MXCTS_P_CRASH, MXCTS_P_TIMEOUT };
+/* UNSUPPORTED: the probe did not run the workload because the library
+ * lacks a function it calls (probe status "unsupported"). */
+enum mxcts_pclass { MXCTS_P_OK, MXCTS_P_ERROR, MXCTS_P_CRASH, MXCTS_P_TIMEOUT, MXCTS_P_UNSUPPORTED };
 
 /* What one process left behind. */
 struct mxcts_evidence {

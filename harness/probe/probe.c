@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/capi_needs.h"
 #include "probe/probe.h"
 #include "probe/probe_internal.h"
 
@@ -238,9 +239,9 @@ int mxcts__probe_profile_end(struct probe *p, const char *pass) {
   PROBE_CALL(p, MXNDArrayWaitAll);
   char name[64];
   snprintf(name, sizeof name, "%s%s", MXCTS_PASS_MARKER, pass);
-  int ctx[2] = {1, 0}, prop = 0;
   /* priority 1: never bulked into an ImperativeBulk, so its name shows */
-  PROBE_CALL(p, MXEnginePushSyncND, marker_op, NULL, NULL, ctx, NULL, 0, NULL, 0, &prop, 1, name);
+  if (mxcts__capi_push_marker(&p->api, marker_op, 1, name) != 0)
+    return mxcts__probe_fail(p, p->api.MXEnginePushSyncND ? "MXEnginePushSyncND" : "MXEnginePushSync");
   PROBE_CALL(p, MXNDArrayWaitAll);
   p->passes[p->npasses++] = pass;
   return 0;
@@ -354,6 +355,30 @@ static void add_identity(struct probe *p) {
   json_object_set_new(p->result, "impl", impl);
 }
 
+/* The needs of this process (its workload's, and a structure run's) that
+ * the library does not meet: status "unsupported", the missing functions
+ * listed, and the workload is not run.  Returns true when some are missing. */
+static bool unsupported(struct probe *p) {
+  const char *missing[64];
+  size_t n = 0;
+  mxcts_needs_missing(mxcts_workload_needs(p->workload), mxcts__capi_has, &p->api, missing, &n, 64);
+  if (p->profile_dir) mxcts_needs_missing(mxcts_profile_needs(), mxcts__capi_has, &p->api, missing, &n, 64);
+  if (n == 0) return false;
+  json_t *arr = json_array();
+  struct mxcts_buf msg = {0};
+  mxcts_buf_printf(&msg, "%s does not export ", p->impl_path);
+  for (size_t i = 0; i < n; i++) {
+    json_array_append_new(arr, json_string(missing[i]));
+    mxcts_buf_printf(&msg, "%s%s", i ? ", " : "", missing[i]);
+  }
+  mxcts_buf_printf(&msg, ", which workload %s%s calls", p->workload, p->profile_dir ? " (profiled)" : "");
+  json_object_set_new(p->result, "status", json_string("unsupported"));
+  json_object_set_new(p->result, "error", json_string(mxcts_buf_str(&msg)));
+  json_object_set_new(p->result, "missing", arr);
+  mxcts_buf_free(&msg);
+  return true;
+}
+
 static int write_result(const struct probe *p, const char *out) {
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) == 0) json_object_set_new(p->result, "peak_rss_kb", json_integer(ru.ru_maxrss));
@@ -435,6 +460,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   add_identity(&p);
+  if (unsupported(&p)) {
+    int rc = write_result(&p, out);
+    json_decref(p.result);
+    return rc ? 1 : 0;
+  }
   if (p.api.MXRandomSeed((int)(p.seed & 0x7fffffff)) != 0) mxcts__probe_fail(&p, "MXRandomSeed");
   struct sched_mark m0;
   sched_mark(&m0);

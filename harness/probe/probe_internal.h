@@ -19,8 +19,12 @@
  * implementation; c_api.h only lends it the prototypes.
  */
 
-/* X(name): functions every implementation must export. */
-#define MXCTS_CAPI_REQUIRED(X)                                                                 \
+/* X(name): the functions the probe calls, with 1.9.1's prototypes.  Each is
+ * resolved when the library exports it and NULL otherwise; a workload runs
+ * only when the library has every function it needs (common/capi_needs.h),
+ * and checks the optional ones (MXLibInfoFeatures, MXNDArrayGetData,
+ * MXNDArrayWaitToWrite, MXNDArrayGetDType) before calling them. */
+#define MXCTS_CAPI_FUNCTIONS(X)                                                                \
   X(MXGetLastError) X(MXGetVersion) X(MXNotifyShutdown) X(MXRandomSeed)                     \
   X(MXEngineSetBulkSize) X(MXEnginePushSyncND) X(MXNDArrayCreateEx) X(MXNDArrayFree)         \
   X(MXNDArraySyncCopyFromCPU) X(MXNDArraySyncCopyToCPU) X(MXNDArrayWaitToRead)               \
@@ -30,23 +34,41 @@
   X(MXExecutorForward) X(MXExecutorBackwardEx) X(MXExecutorOutputs) X(MXExecutorFree)        \
   X(MXAutogradSetIsRecording) X(MXAutogradSetIsTraining) X(MXAutogradMarkVariables)          \
   X(MXAutogradBackwardEx) X(MXCreateCachedOpEx) X(MXInvokeCachedOpEx) X(MXFreeCachedOp)      \
-  X(MXSetProfilerConfig) X(MXSetProfilerState) X(MXDumpProfile) X(MXGetGPUCount)
-
-/* X(name): functions used when present. */
-#define MXCTS_CAPI_OPTIONAL(X) \
+  X(MXSetProfilerConfig) X(MXSetProfilerState) X(MXDumpProfile) X(MXGetGPUCount)             \
   X(MXLibInfoFeatures) X(MXNDArrayGetData) X(MXNDArrayWaitToWrite) X(MXNDArrayGetDType)
+
+/* Older entry points that 1.9.1 still has but libmxref does not declare,
+ * with the prototypes of every release from 1.4.1 on (docs/c-api.md, "Older
+ * releases"): the fallbacks of releases that lack the newer function.
+ * MXEnginePushSync takes engine variables where MXEnginePushSyncND takes
+ * arrays; the probe calls it only with none (the pass markers). */
+typedef int mxcts_push_sync_fn(EngineSyncFunc fn, void *param, EngineFuncParamDeleter deleter, ContextHandle ctx,
+                               void *const_vars, int num_const, void *mutable_vars, int num_mutable,
+                               EngineFnPropertyHandle prop, int priority, const char *name);
+/* mx_uint is uint32_t on every release */
+typedef int mxcts_get_shape_fn(NDArrayHandle handle, uint32_t *out_dim, const uint32_t **out_pdata);
 
 struct mxcts_capi {
   void *lib;
 #define MXCTS_CAPI_FIELD(name) __typeof__(name) *name;
-  MXCTS_CAPI_REQUIRED(MXCTS_CAPI_FIELD)
-  MXCTS_CAPI_OPTIONAL(MXCTS_CAPI_FIELD)
+  MXCTS_CAPI_FUNCTIONS(MXCTS_CAPI_FIELD)
 #undef MXCTS_CAPI_FIELD
+  mxcts_push_sync_fn *MXEnginePushSync;
+  mxcts_get_shape_fn *MXNDArrayGetShape;
 };
 
-/* dlopen `path` and resolve the functions.  Returns 0, or -1 with a
- * message naming the library and the first missing function. */
+/* dlopen `path` and resolve the functions it exports.  Returns 0, or -1
+ * with a message naming the library when it cannot be loaded. */
 int mxcts__capi_load(const char *path, struct mxcts_capi *api, char *err, size_t errlen);
+/* Whether the loaded library exports `fn` (a name of common/capi_needs.h);
+ * `api` is the struct mxcts_capi. */
+bool mxcts__capi_has(const char *fn, void *api);
+/* Push a var-less marker op named `name` (MXEnginePushSyncND, or
+ * MXEnginePushSync where the library lacks it); returns the call's status. */
+int mxcts__capi_push_marker(const struct mxcts_capi *api, EngineSyncFunc fn, int priority, const char *name);
+/* An array's shape through MXNDArrayGetShapeEx, or MXNDArrayGetShape where
+ * the library lacks it; *dims points into the library's buffer. */
+int mxcts__capi_get_shape(const struct mxcts_capi *api, NDArrayHandle a, int *ndim, const int **dims);
 
 /*
  * mxcts-probe internals: one workload, one process, one JSON result

@@ -62,7 +62,8 @@ static int to_array(struct probe *p, const double *x, const struct mxcts_oracle_
 static int from_array(struct probe *p, NDArrayHandle a, double *x, int64_t n) {
   int nd, dtype = 0;
   const int *dims;
-  PROBE_CALL(p, MXNDArrayGetShapeEx, a, &nd, &dims);
+  if (mxcts__capi_get_shape(&p->api, a, &nd, &dims) != 0)
+    return mxcts__probe_fail(p, p->api.MXNDArrayGetShapeEx ? "MXNDArrayGetShapeEx" : "MXNDArrayGetShape");
   int64_t m = 1;
   for (int d = 0; d < nd; d++) m *= dims[d];
   if (m != n) {

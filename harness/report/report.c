@@ -39,6 +39,43 @@ static int write_one(const json_t *doc, const char *path, renderer r) {
   return rc;
 }
 
+/* The matrix renderers over {"docs": [...], "omit_skipped": bool}, so that
+ * write_one writes them as it writes the others. */
+static size_t matrix_docs(const json_t *m, json_t ***docs) {
+  const json_t *arr = json_object_get(m, "docs");
+  size_t n = json_array_size(arr);
+  *docs = mxcts_xcalloc(n + 1, sizeof **docs);
+  for (size_t i = 0; i < n; i++) (*docs)[i] = json_array_get(arr, i);
+  return n;
+}
+
+static int render_matrix_md(const json_t *m, FILE *f) {
+  json_t **docs;
+  size_t n = matrix_docs(m, &docs);
+  int rc = mxcts_report_matrix_md(docs, n, json_is_true(json_object_get(m, "omit_skipped")), f);
+  free(docs);
+  return rc;
+}
+
+static int render_matrix_html(const json_t *m, FILE *f) {
+  json_t **docs;
+  size_t n = matrix_docs(m, &docs);
+  int rc = mxcts_report_matrix_html(docs, n, f);
+  free(docs);
+  return rc;
+}
+
+int mxcts_report_matrix_write(json_t *const *docs, size_t n, bool omit_skipped, const char *markdown,
+                              const char *html) {
+  json_t *arr = json_array();
+  for (size_t i = 0; i < n; i++) json_array_append(arr, docs[i]);
+  json_t *m = json_pack("{s:o, s:b}", "docs", arr, "omit_skipped", omit_skipped);
+  int rc = write_one(m, markdown, render_matrix_md);
+  if (!rc) rc = write_one(m, html, render_matrix_html);
+  json_decref(m);
+  return rc;
+}
+
 int mxcts_report_write(const json_t *results, const struct mxcts_report_files *files) {
   int rc = write_one(results, files->json, render_json);
   if (!rc) rc = write_one(results, files->tap, mxcts_report_tap);
@@ -69,9 +106,10 @@ void mxcts_report_summary(const json_t *results, FILE *f) {
   json_array_foreach(json_object_get(results, "suites"), i, s) {
     json_array_foreach(json_object_get(s, "assertions"), k, a) {
       int v = mxcts_verdict_parse(json_string_value(json_object_get(a, "verdict")));
-      if (v < 0 || (!mxcts_verdict_is_failure((enum mxcts_verdict)v) && v != MXCTS_V_INCONCLUSIVE))
+      if (v < 0 || (!mxcts_assertion_fails(a) && v != MXCTS_V_INCONCLUSIVE && v != MXCTS_V_UNSUPPORTED))
         continue;
-      fprintf(f, "  %s %s: %.400s\n", mxcts_verdict_name((enum mxcts_verdict)v),
+      fprintf(f, "  %s%s %s: %.400s\n", mxcts_verdict_name((enum mxcts_verdict)v),
+              v == MXCTS_V_UNSUPPORTED && !mxcts_assertion_fails(a) ? " (expected)" : "",
               json_string_value(json_object_get(a, "name")),
               json_string_value(json_object_get(a, "detail")));
     }

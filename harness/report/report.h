@@ -13,6 +13,7 @@
 #ifndef MXCTS_REPORT_H
 #define MXCTS_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -33,6 +34,22 @@ int mxcts_report_write(const json_t *results, const struct mxcts_report_files *f
 /* "mxcts: 31 assertions: 29 pass, 1 xfail, 1 inconclusive -- INCONCLUSIVE"
  * and one line per failing or inconclusive assertion. */
 void mxcts_report_summary(const json_t *results, FILE *f);
+
+/* The compatibility matrix of `n` results documents: a row per assertion
+ * (suite/id, first appearance order), a column per implementation
+ * (impl.name; documents of one implementation share a column).  A cell
+ * gives the verdict, an ordering's wins and median ratio (the weakest pair
+ * of several), and for anything but pass and skip the first finding of the
+ * detail (the missing functions of an unsupported one); a last list counts
+ * the verdicts per implementation.  omit_skipped leaves out rows skipped in
+ * every column (and says how many). */
+int mxcts_report_matrix_md(json_t *const *docs, size_t n, bool omit_skipped, FILE *f);
+/* The same matrix as one self-contained HTML page. */
+int mxcts_report_matrix_html(json_t *const *docs, size_t n, FILE *f);
+/* Write the Markdown and the HTML matrix to these paths (NULL: not wanted;
+ * "-": stdout), as mxcts_report_write writes reports. */
+int mxcts_report_matrix_write(json_t *const *docs, size_t n, bool omit_skipped, const char *markdown,
+                              const char *html);
 
 /* Validate a results document read from `file` (the fields renderers use). */
 int mxcts_results_check(json_t *doc, const char *file);

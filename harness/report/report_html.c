@@ -36,6 +36,7 @@ static const char *const css =
     "h1 .pass,td.pass,span.pass{color:#1a7f37}h1 .fail,td.fail,td.crash,td.timeout,td.error,"
     "td.xpass{color:#cf222e;font-weight:bold}td.skip,td.xfail{color:#8250df}"
     "td.inconclusive,h1 .inconclusive{color:#9a6700;font-weight:bold}"
+    "td.unsupported{color:#bc4c00;font-weight:bold}"
     "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 8px;"
     "vertical-align:top;text-align:left;font-size:13px}th{background:#f3f3f3}"
     "td.detail{max-width:700px;word-break:break-word}code{font-size:12px;word-break:break-all}"
@@ -251,6 +252,7 @@ static void assertion_row(FILE *f, const json_t *a) {
   h(f, str(a, "type"));
   fprintf(f, "</td><td class='%s'>", v);
   h(f, v);
+  if (!strcmp(v, "unsupported") && !mxcts_assertion_fails(a)) fputs(" (expected)", f);
   fprintf(f, "</td><td class='detail'>");
   const char *sep = "";
   if (*str(a, "description")) {

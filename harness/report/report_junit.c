@@ -1,8 +1,9 @@
 /*
  * JUnit XML (report/report.h): <testsuites> with one <testsuite> per suite and one
- * <testcase> per assertion.  fail and xpass are <failure>; crash, timeout
- * and error are <error> (type names the verdict); skip and xfail are
- * <skipped> with the reason.  Text is escaped for XML 1.0, and characters
+ * <testcase> per assertion.  fail, xpass and unsupported are <failure>;
+ * crash, timeout and error are <error> (type names the verdict); skip,
+ * xfail, inconclusive and an expected unsupported are <skipped> with the
+ * reason.  Text is escaped for XML 1.0, and characters
  * XML 1.0 forbids are replaced by '?'.
  */
 #include <stdlib.h>
@@ -38,11 +39,26 @@ struct tally {
 
 static int verdict_of(const json_t *a) { return mxcts_verdict_parse(str(a, "verdict")); }
 
-static void add(struct tally *t, int v) {
+/* <failure>: fail, xpass and unsupported unless expected; <error>: crash,
+ * timeout, error; <skipped>: skip, xfail, inconclusive, expected
+ * unsupported. */
+enum junit_kind { J_PASS, J_FAILURE, J_ERROR, J_SKIPPED };
+
+static enum junit_kind junit_kind(const json_t *a) {
+  int v = verdict_of(a);
+  if (v == MXCTS_V_FAIL || v == MXCTS_V_XPASS) return J_FAILURE;
+  if (v == MXCTS_V_UNSUPPORTED) return mxcts_assertion_fails(a) ? J_FAILURE : J_SKIPPED;
+  if (v == MXCTS_V_CRASH || v == MXCTS_V_TIMEOUT || v == MXCTS_V_ERROR || v < 0) return J_ERROR;
+  if (v == MXCTS_V_SKIP || v == MXCTS_V_XFAIL || v == MXCTS_V_INCONCLUSIVE) return J_SKIPPED;
+  return J_PASS;
+}
+
+static void add(struct tally *t, const json_t *a) {
+  enum junit_kind k = junit_kind(a);
   t->tests++;
-  if (v == MXCTS_V_FAIL || v == MXCTS_V_XPASS) t->failures++;
-  else if (v == MXCTS_V_CRASH || v == MXCTS_V_TIMEOUT || v == MXCTS_V_ERROR || v < 0) t->errors++;
-  else if (v == MXCTS_V_SKIP || v == MXCTS_V_XFAIL || v == MXCTS_V_INCONCLUSIVE) t->skipped++;
+  t->failures += k == J_FAILURE;
+  t->errors += k == J_ERROR;
+  t->skipped += k == J_SKIPPED;
 }
 
 static void testcase(FILE *f, const json_t *suite, const json_t *a) {
@@ -53,9 +69,8 @@ static void testcase(FILE *f, const json_t *suite, const json_t *a) {
   fprintf(f, "\" name=\"");
   xml_text(f, str(a, "id"));
   fprintf(f, "\" time=\"0\">\n");
-  const char *tag = NULL;
-  if (v == MXCTS_V_FAIL || v == MXCTS_V_XPASS) tag = "failure";
-  else if (v == MXCTS_V_CRASH || v == MXCTS_V_TIMEOUT || v == MXCTS_V_ERROR || v < 0) tag = "error";
+  enum junit_kind kind = junit_kind(a);
+  const char *tag = kind == J_FAILURE ? "failure" : kind == J_ERROR ? "error" : NULL;
   if (tag) {
     fprintf(f, "      <%s type=\"%s\" message=\"", tag, v < 0 ? "error" : mxcts_verdict_name((enum mxcts_verdict)v));
     xml_text(f, v == MXCTS_V_XPASS ? "unexpected pass" : str(a, "detail"));
@@ -64,9 +79,10 @@ static void testcase(FILE *f, const json_t *suite, const json_t *a) {
     fprintf(f, "\nreproduce: ");
     xml_text(f, str(a, "command"));
     fprintf(f, "</%s>\n", tag);
-  } else if (v == MXCTS_V_SKIP || v == MXCTS_V_XFAIL || v == MXCTS_V_INCONCLUSIVE) {
+  } else if (kind == J_SKIPPED) {
     fprintf(f, "      <skipped message=\"");
     if (v == MXCTS_V_XFAIL) fputs("expected failure: ", f);
+    if (v == MXCTS_V_UNSUPPORTED) fputs("expected unsupported: ", f);
     if (v == MXCTS_V_INCONCLUSIVE) fputs("inconclusive: ", f);
     xml_text(f, v == MXCTS_V_XFAIL ? reason : str(a, "detail"));
     fprintf(f, "\"/>\n");
@@ -82,7 +98,7 @@ static void testsuite(FILE *f, const json_t *results, const json_t *s, struct ta
   struct tally t = {0};
   size_t k;
   json_t *a;
-  json_array_foreach(json_object_get(s, "assertions"), k, a) add(&t, verdict_of(a));
+  json_array_foreach(json_object_get(s, "assertions"), k, a) add(&t, a);
   all->tests += t.tests;
   all->failures += t.failures;
   all->errors += t.errors;
@@ -107,7 +123,7 @@ int mxcts_report_junit(const json_t *results, FILE *f) {
   size_t i, k;
   json_t *s, *a;
   json_array_foreach(json_object_get(results, "suites"), i, s) {
-    json_array_foreach(json_object_get(s, "assertions"), k, a) add(&pre, verdict_of(a));
+    json_array_foreach(json_object_get(s, "assertions"), k, a) add(&pre, a);
   }
   fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
   fprintf(f, "<testsuites name=\"mxcts\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "

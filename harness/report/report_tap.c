@@ -7,7 +7,9 @@
  * Directives: skip -> "ok N - name # SKIP reason"; xfail -> "not ok N -
  * name # TODO expected failure: reason"; xpass -> "ok N - name # TODO
  * unexpected pass: reason" (a TAP consumer such as automake's driver counts
- * it as XPASS, a failure, as mxcts does).
+ * it as XPASS, a failure, as mxcts does); unsupported -> "not ok N - name
+ * (unsupported)", and with an unsupported expectation "not ok N - name
+ * (unsupported) # TODO expected unsupported: reason" (automake: XFAIL).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +117,7 @@ static void yaml_block(FILE *f, const json_t *results, const json_t *suite, cons
     json_t *pairs = json_object_get(json_object_get(a, "diag"), "pairs");
     if (json_array_size(pairs)) yaml_pairs(f, pairs);
   }
+  yaml_kv(f, 2, "missing", json_object_get(json_object_get(a, "diag"), "missing"));
   yaml_configs(f, suite, a);
   yaml_kv(f, 2, "command_job", json_object_get(a, "command_job"));
   yaml_kv(f, 2, "command", json_object_get(a, "command"));
@@ -144,6 +147,9 @@ static void test_point(FILE *f, size_t n, const json_t *results, const json_t *s
     tap_text(f, reason);
   } else if (v == MXCTS_V_XPASS) {
     fprintf(f, " # TODO unexpected pass: ");
+    tap_text(f, reason);
+  } else if (v == MXCTS_V_UNSUPPORTED && !mxcts_assertion_fails(a)) {
+    fprintf(f, " # TODO expected unsupported: ");
     tap_text(f, reason);
   }
   fputc('\n', f);

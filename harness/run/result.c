@@ -153,8 +153,9 @@ static int parse_status(const struct mxcts_jloc *at, json_t *root, struct mxcts_
     rc = mxcts_jfail_key(at, "probe_version", "version %ld is not supported (this mxcts reads %d)",
                          version, MXCTS_PROBE_VERSION);
   if (!rc) rc = mxcts_jget_string(at, root, "status", true, &r->status);
-  if (!rc && strcmp(r->status, "ok") && strcmp(r->status, "error") && strcmp(r->status, "usage"))
-    rc = mxcts_jfail_key(at, "status", "\"%s\" is not ok, error or usage", r->status);
+  if (!rc && strcmp(r->status, "ok") && strcmp(r->status, "error") && strcmp(r->status, "usage") &&
+      strcmp(r->status, "unsupported"))
+    rc = mxcts_jfail_key(at, "status", "\"%s\" is not ok, error, usage or unsupported", r->status);
   json_t *e = json_object_get(root, "error");
   if (!rc && e && !json_is_null(e))
     r->error = json_is_string(e) ? mxcts_xstrdup(json_string_value(e))

@@ -77,7 +77,9 @@ struct mxcts_check_result {
 struct mxcts_result {
   char *file;
   json_t *root;
-  char *status;              /* "ok", "error" or "usage" */
+  char *status;              /* "ok", "error", "usage" or "unsupported" (the
+                                library lacks a function the workload calls:
+                                root's "missing" lists them) */
   char *error;               /* the implementation's error, rendered; NULL if none */
   bool has_median;
   double median;             /* timing.median */

@@ -13,6 +13,7 @@ const char *mxcts_expect_kind_name(enum mxcts_expect_kind k) {
   case MXCTS_EXPECT_FAIL: return "fail";
   case MXCTS_EXPECT_FLAKY: return "flaky";
   case MXCTS_EXPECT_SKIP: return "skip";
+  case MXCTS_EXPECT_UNSUPPORTED: return "unsupported";
   }
   return "?";
 }
@@ -34,7 +35,7 @@ static bool valid_glob(const char *s) {
 }
 
 static int parse_kind(const char *word, enum mxcts_expect_kind *k) {
-  for (int i = MXCTS_EXPECT_FAIL; i <= MXCTS_EXPECT_SKIP; i++)
+  for (int i = MXCTS_EXPECT_FAIL; i <= MXCTS_EXPECT_UNSUPPORTED; i++)
     if (!strcmp(word, mxcts_expect_kind_name((enum mxcts_expect_kind)i))) {
       *k = (enum mxcts_expect_kind)i;
       return 0;
@@ -49,7 +50,7 @@ static int parse_line(const char *line, const char *file, int lineno,
   while (*p == ' ' || *p == '\t') p++;
   int rc = 0;
   if (parse_kind(kind, &e->kind))
-    rc = mxcts_set_error(MXR_EINVAL, "%s:%d: unknown kind \"%s\" (known: fail, flaky, skip)",
+    rc = mxcts_set_error(MXR_EINVAL, "%s:%d: unknown kind \"%s\" (known: fail, flaky, skip, unsupported)",
                          file, lineno, kind);
   else if (!pattern || !*p)
     rc = mxcts_set_error(MXR_EINVAL, "%s:%d: expected \"%s SUITE/ASSERTION REASON...\" (%s "

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/capi_needs.h"
 #include "common/common.h"
 #include "common/jsonv.h"
 #include "suite/suite_internal.h"
@@ -424,6 +425,25 @@ bool mxcts_suite_config_needs_profile(const struct mxcts_suite *s, size_t c) {
   for (size_t i = 0; i < s->nasserts; i++)
     if (s->asserts[i].type == MXCTS_A_STRUCTURE && reads_config(&s->asserts[i], c)) return true;
   return false;
+}
+
+static bool has_fn(const char *fn, void *ctx) {
+  (void)fn;
+  (void)ctx;
+  return false;
+}
+
+size_t mxcts_assertion_needs(const struct mxcts_suite *s, const struct mxcts_assertion *a, const char **out,
+                             size_t cap) {
+  size_t n = 0; /* every need "missing" from a library that has nothing: the union, each once */
+  bool rounds_only = a->type == MXCTS_A_ORDERING || a->type == MXCTS_A_PROFILE_FILE;
+  for (size_t i = 0; i < a->nconfigs; i++) {
+    size_t c = a->configs[i];
+    mxcts_needs_missing(mxcts_workload_needs(s->configs[c].workload), has_fn, NULL, out, &n, cap);
+    if (!rounds_only && mxcts_suite_config_needs_profile(s, c))
+      mxcts_needs_missing(mxcts_profile_needs(), has_fn, NULL, out, &n, cap);
+  }
+  return n;
 }
 
 bool mxcts_suite_config_needs_rounds(const struct mxcts_suite *s, size_t c) {

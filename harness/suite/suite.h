@@ -182,6 +182,13 @@ int mxcts_suite_set_rounds(struct mxcts_suite *s, int rounds);
 bool mxcts_suite_config_needs_rounds(const struct mxcts_suite *s, size_t config);
 bool mxcts_suite_config_needs_profile(const struct mxcts_suite *s, size_t config);
 
+/* The C API functions assertion `a` needs (common/capi_needs.h): the
+ * needs of the workloads of the configs it reads, and a structure run's
+ * where it reads one; each once, in table order, into `out` (cap slots).
+ * Returns the count. */
+size_t mxcts_assertion_needs(const struct mxcts_suite *s, const struct mxcts_assertion *a, const char **out,
+                             size_t cap);
+
 /* Index of a config by id, or -1. */
 long mxcts_suite_find_config(const struct mxcts_suite *s, const char *id);
 
@@ -198,6 +205,9 @@ long mxcts_suite_find_config(const struct mxcts_suite *s, const char *id);
  *                   stays a pass
  *            skip   it is not judged (verdict skip); a pattern that covers a
  *                   whole suite ("numerics", or "numerics/" followed by "*") does not run it
+ *            unsupported  the library lacks a function the assertion needs:
+ *                   the verdict stays unsupported but is expected (not a
+ *                   failure of the run); a pass becomes xpass
  *   PATTERN  SUITE/ASSERTION, each part an fnmatch(3) glob; "SUITE" alone
  *            means every assertion of SUITE
  *   REASON   the rest of the line: why (required)
@@ -207,7 +217,7 @@ long mxcts_suite_find_config(const struct mxcts_suite *s, const char *id);
  * mxcts_expect_match returns live as long as it.
  */
 
-enum mxcts_expect_kind { MXCTS_EXPECT_FAIL, MXCTS_EXPECT_FLAKY, MXCTS_EXPECT_SKIP };
+enum mxcts_expect_kind { MXCTS_EXPECT_FAIL, MXCTS_EXPECT_FLAKY, MXCTS_EXPECT_SKIP, MXCTS_EXPECT_UNSUPPORTED };
 
 struct mxcts_expect_entry {
   enum mxcts_expect_kind kind;

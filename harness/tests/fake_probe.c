@@ -10,7 +10,9 @@
  * configs of one suite can differ:
  *   FAKE_MODE     ok (default) | crash (SIGSEGV) | hang (sleeps 60 s) |
  *                 error (status "error", exit 0) | exit (exit 3, no result) |
- *                 malformed (broken JSON, exit 0) | usage (exit 2)
+ *                 malformed (broken JSON, exit 0) | usage (exit 2) |
+ *                 unsupported (status "unsupported", "missing": [MXFakeCall],
+ *                 exit 0)
  *   FAKE_ID       a name mixed into the noise stream (give each config one)
  *   FAKE_MS       median of the timed iterations in ms (default 1)
  *   FAKE_NOISE    relative spread: the median is FAKE_MS * exp(NOISE * z)
@@ -157,6 +159,11 @@ static json_t *result(long seed, const char *workload, const char *profile, doub
   if (!strcmp(mode, "error")) {
     json_object_set_new(r, "status", json_string("error"));
     json_object_set_new(r, "error", json_string("MXExecutorForward failed: fake failure"));
+  }
+  if (!strcmp(mode, "unsupported")) {
+    json_object_set_new(r, "status", json_string("unsupported"));
+    json_object_set_new(r, "error", json_string("fake does not export MXFakeCall, which workload fake calls"));
+    json_object_set_new(r, "missing", json_pack("[s]", "MXFakeCall"));
   }
   double ms = timing_ms(seed);
   json_object_set_new(r, "timing", json_pack("{s:s, s:[f, f], s:f}", "unit", "ms", "iterations",

@@ -99,7 +99,8 @@ check_LTLIBRARIES = \
 	harness/tests/mock_nobulk.la \
 	harness/tests/mock_badgrad.la \
 	harness/tests/mock_noisy.la \
-	harness/tests/mock_engine.la
+	harness/tests/mock_engine.la \
+	harness/tests/mock_old.la
 
 harness_tests_mock_crash_la_SOURCES = harness/tests/mock_crash.c harness/tests/mock.h
 harness_tests_mock_crash_la_CFLAGS = $(MOCK_CFLAGS)
@@ -127,6 +128,15 @@ harness_tests_mock_engine_la_SOURCES = harness/tests/mock_engine.c harness/tests
 harness_tests_mock_engine_la_CFLAGS = $(MOCK_CFLAGS)
 harness_tests_mock_engine_la_LDFLAGS = $(MOCK_LDFLAGS)
 harness_tests_mock_engine_la_LIBADD = $(MOCK_LIBS)
+# old: an older release's C API, built from libmxref's objects (not libmxref.so,
+# which exports what this mock hides) with its own version script
+harness_tests_mock_old_la_SOURCES = harness/tests/mock_old.c
+harness_tests_mock_old_la_CFLAGS = $(MOCK_CFLAGS)
+harness_tests_mock_old_la_LDFLAGS = $(MOCK_LDFLAGS) \
+	-Wl,--version-script=$(top_srcdir)/harness/tests/mock_old.map
+harness_tests_mock_old_la_LIBADD = ref/libmxref_core.la
+harness_tests_mock_old_la_DEPENDENCIES = ref/libmxref_core.la $(top_srcdir)/harness/tests/mock_old.map
+EXTRA_DIST += harness/tests/mock_old.map
 
 # The test times real work (orderings against the nobulk and noisy mocks):
 # it starts after every other test except the conformance run, which in turn
@@ -140,7 +150,7 @@ harness_tests_test_mocks_CPPFLAGS = $(HARNESS_TEST_CPPFLAGS)
 harness_tests_test_mocks_CFLAGS = $(HARNESS_TEST_CFLAGS)
 harness_tests_test_mocks_LDADD = $(HARNESS_TEST_LIBS)
 MOCKS_LOG = harness/tests/mocks.sh.log
-MOCKS_AFTER = $(filter-out $(CONFORMANCE_LOG) $(CONFORMANCE_MXNET_LOG) $(MOCKS_LOG),$(TEST_LOGS))
+MOCKS_AFTER = $(filter-out $(CONFORMANCE_LOG) $(CONFORMANCE_MXNET_LOG) $(MXNET_MATRIX_LOG) $(MOCKS_LOG),$(TEST_LOGS))
 $(MOCKS_LOG): $(MOCKS_AFTER)
 
 # The mocks alone.
@@ -162,7 +172,7 @@ EXTRA_DIST += harness/tests/conformance.sh harness/tests/sanitized-expectations.
 # target is named through a variable: automake owns the rule of a test's log,
 # and would replace one that names it literally, prerequisites and all.)
 CONFORMANCE_LOG = harness/tests/conformance.sh.log
-CONFORMANCE_AFTER = $(filter-out $(CONFORMANCE_LOG) $(CONFORMANCE_MXNET_LOG),$(TEST_LOGS))
+CONFORMANCE_AFTER = $(filter-out $(CONFORMANCE_LOG) $(CONFORMANCE_MXNET_LOG) $(MXNET_MATRIX_LOG),$(TEST_LOGS))
 $(CONFORMANCE_LOG): $(CONFORMANCE_AFTER)
 CLEANFILES += -r harness/tests/conformance.out
 
@@ -171,5 +181,25 @@ CLEANFILES += -r harness/tests/conformance.out
 TESTS += harness/tests/conformance_mxnet.sh
 EXTRA_DIST += harness/tests/conformance_mxnet.sh
 CONFORMANCE_MXNET_LOG = harness/tests/conformance_mxnet.sh.log
-$(CONFORMANCE_MXNET_LOG): $(filter-out $(CONFORMANCE_MXNET_LOG),$(TEST_LOGS))
+$(CONFORMANCE_MXNET_LOG): $(filter-out $(CONFORMANCE_MXNET_LOG) $(MXNET_MATRIX_LOG),$(TEST_LOGS))
 CLEANFILES += -r harness/tests/conformance-mxnet.out
+
+# Every MXNet release of ci/mxnet-matrix.sh, judged with its expectation
+# file: skipped in `make check`; `make check-mxnet-matrix` runs all suites,
+# `make check-mxnet-matrix-untimed` the untimed ones (the part ci/check.sh
+# runs).  Wheels are cached in ~/.cache/mxcts/wheels ($MXCTS_WHEEL_CACHE).
+TESTS += harness/tests/mxnet_matrix.sh
+EXTRA_DIST += harness/tests/mxnet_matrix.sh ci/mxnet-matrix.sh
+MXNET_MATRIX_LOG = harness/tests/mxnet_matrix.sh.log
+$(MXNET_MATRIX_LOG): $(filter-out $(MXNET_MATRIX_LOG),$(TEST_LOGS))
+CLEANFILES += -r harness/tests/mxnet-matrix.out harness/tests/mxnet-matrix.out.log \
+	harness/tests/mxnet-matrix.out.fetch-failures
+
+check-mxnet-matrix: all
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS=harness/tests/mxnet_matrix.sh \
+	  TESTS_ENVIRONMENT="MXNET_MATRIX_PARTS=all"
+check-mxnet-matrix-untimed: all
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS=harness/tests/mxnet_matrix.sh \
+	  TESTS_ENVIRONMENT="MXNET_MATRIX_PARTS=untimed"
+
+.PHONY: check-mxnet-matrix check-mxnet-matrix-untimed

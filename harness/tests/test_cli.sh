@@ -36,7 +36,7 @@ sed -e 's/"FAKE_ID": "s",/"FAKE_ID": "s", "FAKE_BUSY_P": "1",/' -e 's/"cli"/"bus
     "$tmp/suites/cli.json" >"$tmp/busy/busy.json"
 
 echo "TAP version 13"
-echo "1..35"
+echo "1..40"
 status_is 0 "mxcts --help" $mxcts --help
 for c in run plan exec judge list report; do
     status_is 0 "mxcts $c --help" $mxcts $c --help
@@ -81,6 +81,11 @@ ok "report renders the same TAP" cmp "$tmp/o1.tap" "$tmp/o3.tap"
 status_is 1 "report of a failing results file exits 1" $mxcts report "$tmp/o2/results.json"
 echo '{"mxcts_results": 1' >"$tmp/broken.json"
 status_is 2 "report of a malformed results file exits 2" $mxcts report "$tmp/broken.json"
+ok "list names each assertion's C API needs" sh -c "$mxcts list --suites '$srcdir/suites' --suite engine | grep -q '^    needs: MXGetLastError .* MXEnginePushSyncND\$'"
+status_is 0 "report --matrix of two results files" $mxcts report --matrix --omit-skipped --markdown "$tmp/m.md" --html "$tmp/m.html" "$tmp/o1/results.json" "$tmp/o2/results.json"
+ok "the matrix has a row per assertion and a column per implementation" sh -c "grep -q '^| assertion | fake_probe |\$' '$tmp/m.md' && grep -q '^| .cli/order. | pass, ' '$tmp/m.md' && grep -q '</table>' '$tmp/m.html'"
+status_is 2 "report --matrix without files exits 2" $mxcts report --matrix
+status_is 2 "report --matrix of a missing file exits 2" $mxcts report --matrix "$tmp/none.json"
 # plan + exec + judge by hand (what GNU parallel would do, here with sh)
 $mxcts plan --suites "$tmp/suites" --probe "$fake" --impl "$fake" --seed 5 --out "$tmp/o4" \
     --lock-file "$tmp/lock" >"$tmp/jobs.txt" 2>/dev/null

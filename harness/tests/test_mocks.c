@@ -239,6 +239,44 @@ START_TEST(test_noisy_timings_are_no_failure) {
 }
 END_TEST
 
+/* An older release's C API (mock_old: no MXEnginePushSyncND,
+ * MXNDArrayGetShapeEx or MXLibInfoFeatures; MXEnginePushSync and
+ * MXNDArrayGetShape instead): exactly the engine suite, which needs
+ * MXEnginePushSyncND, is unsupported, naming it; structure runs mark their
+ * passes through MXEnginePushSync and numerics reads shapes through
+ * MXNDArrayGetShape, so everything else passes. */
+START_TEST(test_old_capi_is_unsupported_where_needed) {
+  char *dir = hu_tmpdir();
+  struct mxcts_options o;
+  mock_options(&o, dir, "old", "engine,profiler,numerics");
+  o.rounds = 1;
+  json_t *r = hu_run_opts(&o);
+  int unsupported = 0, pass = 0;
+  size_t i, k;
+  json_t *s, *a;
+  json_array_foreach(json_object_get(r, "suites"), i, s) {
+    json_array_foreach(json_object_get(s, "assertions"), k, a) {
+      const char *name = json_string_value(json_object_get(a, "name"));
+      if (!strncmp(name, "engine/", 7)) {
+        expect_verdict(r, name, "unsupported");
+        const char *detail = json_string_value(json_object_get(a, "detail"));
+        ck_assert_msg(strstr(detail, "does not export MXEnginePushSyncND"), "%s: %s", name, detail);
+        unsupported++;
+      } else {
+        expect_verdict(r, name, "pass");
+        pass++;
+      }
+    }
+  }
+  ck_assert_int_eq(unsupported, 9);
+  ck_assert_int_ge(pass, 4);
+  ck_assert_str_eq(json_string_value(json_object_get(r, "status")), "fail");
+  printf("# old C API: %d unsupported, %d pass\n", unsupported, pass);
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("mocks");
   TCase *tc = tcase_create("mocks");
@@ -250,6 +288,7 @@ int main(void) {
   tcase_add_test(tc, test_noisy_timings_are_no_failure);
   tcase_add_test(tc, test_early_waits_fail_wait_checks);
   tcase_add_test(tc, test_serial_engine_fails_overlap_checks);
+  tcase_add_test(tc, test_old_capi_is_unsupported_where_needed);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }

@@ -4,6 +4,12 @@
  * not), pin=none leaves them alone, and a nonsense value of pin or device is
  * a usage error naming it (exit 2).  Untimed: small workloads, read for
  * their structure only.
+ *
+ * ABI detection: against mock_old.so (MXNet 1.4.1's surface: no
+ * MXEnginePushSyncND or MXNDArrayGetShapeEx, MXEnginePushSync and
+ * MXNDArrayGetShape instead) a workload that needs a missing function is
+ * not run (status unsupported, the function named), and the others run
+ * through the older calls.
  */
 #include <check.h>
 #include <sched.h>
@@ -14,11 +20,13 @@
 #include <unistd.h>
 
 #include "check_tap.h"
+#include "common/capi_needs.h"
 #include "common/common.h"
 #include "harness_util.h"
 
 #define PROBE MXCTS_TEST_BUILDDIR "/harness/mxcts-probe"
 #define LIBMXREF MXCTS_TEST_BUILDDIR "/ref/.libs/libmxref.so"
+#define MOCK_OLD MXCTS_TEST_BUILDDIR "/harness/tests/.libs/mock_old.so"
 
 /* Run the probe on imperative_flips (50 flips, 2 timed iterations) with
  * extra --param arguments, on the first allowed CPU only when one_cpu;
@@ -148,6 +156,86 @@ START_TEST(test_bad_device_is_a_usage_error) {
 }
 END_TEST
 
+/* Run the probe: `argv` after PROBE, NULL-terminated; returns its exit
+ * status and its result (NULL if unreadable). */
+static int probe_argv(const char *const *args, json_t **result) {
+  char *dir = hu_tmpdir();
+  char *out = mxcts_xasprintf("%s/result.json", dir), *prof = mxcts_xasprintf("%s/prof", dir);
+  const char *argv[32] = {PROBE, "--out", out};
+  int n = 3;
+  for (; *args && n < 30; args++) argv[n++] = strcmp(*args, "PROFILE_DIR") ? *args : prof;
+  argv[n] = NULL;
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    execv(PROBE, (char *const *)argv);
+    _exit(127);
+  }
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFEXITED(status), "the probe did not exit normally (status %d)", status);
+  *result = json_load_file(out, 0, NULL);
+  free(out);
+  free(prof);
+  hu_cleanup(dir);
+  return WEXITSTATUS(status);
+}
+
+START_TEST(test_missing_function_is_unsupported) {
+  const char *args[] = {"--impl", MOCK_OLD, "--workload", "engine_random", NULL};
+  json_t *r;
+  ck_assert_int_eq(probe_argv(args, &r), 0);
+  ck_assert_ptr_nonnull(r);
+  ck_assert_str_eq(str(r, "status"), "unsupported");
+  ck_assert_str_eq(json_string_value(json_array_get(json_object_get(r, "missing"), 0)), "MXEnginePushSyncND");
+  ck_assert_uint_eq(json_array_size(json_object_get(r, "missing")), 1);
+  ck_assert_ptr_nonnull(strstr(str(r, "error"), "does not export MXEnginePushSyncND, which workload engine_random calls"));
+  ck_assert_uint_eq(json_array_size(json_object_get(r, "checks")), 0); /* nothing ran */
+  json_decref(r);
+}
+END_TEST
+
+/* numerics reads shapes through MXNDArrayGetShape, a structure run marks
+ * its passes through MXEnginePushSync: both run to the end, right. */
+START_TEST(test_older_calls_are_used) {
+  const char *num[] = {"--impl", MOCK_OLD, "--workload", "numerics", "--param", "ops=reverse,Pooling", NULL};
+  json_t *r;
+  ck_assert_int_eq(probe_argv(num, &r), 0);
+  ck_assert_str_eq(str(r, "status"), "ok");
+  size_t i, nchecks = json_array_size(json_object_get(r, "checks"));
+  json_t *c;
+  ck_assert_uint_gt(nchecks, 10);
+  json_array_foreach(json_object_get(r, "checks"), i, c)
+    ck_assert_msg(json_is_true(json_object_get(c, "pass")), "%s: %s", str(c, "name"), str(c, "detail"));
+  json_decref(r);
+  const char *prof[] = {"--impl", MOCK_OLD, "--workload", "imperative_flips", "--param", "num_ops=30",
+                        "--param", "bulk=0", "--param", "iterations=1", "--profile", "PROFILE_DIR", NULL};
+  ck_assert_int_eq(probe_argv(prof, &r), 0);
+  ck_assert_msg(!strcmp(str(r, "status"), "ok"), "status %s: %s", str(r, "status"), str(r, "error"));
+  json_t *pass = json_array_get(json_object_get(json_object_get(r, "structure"), "passes"), 0);
+  ck_assert_int_eq(json_integer_value(json_object_get(pass, "engine_ops")), 30);
+  json_decref(r);
+}
+END_TEST
+
+static bool has_one(const char *fn, void *ctx) { return !strcmp(fn, (const char *)ctx); }
+
+/* A need is met by any of its alternatives; missing ones are listed once. */
+START_TEST(test_needs_alternatives) {
+  ck_assert(mxcts_need_met("MXNDArrayGetShapeEx|MXNDArrayGetShape", has_one, "MXNDArrayGetShape"));
+  ck_assert(mxcts_need_met("MXNDArrayGetShapeEx|MXNDArrayGetShape", has_one, "MXNDArrayGetShapeEx"));
+  ck_assert(!mxcts_need_met("MXNDArrayGetShapeEx|MXNDArrayGetShape", has_one, "MXNDArrayGetShapeEx64"));
+  const char *needs[] = {"MXA", "MXB|MXC", "MXA", NULL}, *missing[4];
+  size_t n = 0;
+  ck_assert_uint_eq(mxcts_needs_missing(needs, has_one, "MXC", missing, &n, 4), 1);
+  ck_assert_str_eq(missing[0], "MXA");
+  ck_assert_ptr_null(mxcts_workload_needs("no_such_workload"));
+  bool push = false;
+  for (const char *const *w = mxcts_workload_needs("engine_random"); *w; w++) push |= !strcmp(*w, "MXEnginePushSyncND");
+  ck_assert(push);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("probe");
   TCase *tc = tcase_create("params");
@@ -157,6 +245,9 @@ int main(void) {
   tcase_add_test(tc, test_no_pin_no_record);
   tcase_add_test(tc, test_bad_pin_is_a_usage_error);
   tcase_add_test(tc, test_bad_device_is_a_usage_error);
+  tcase_add_test(tc, test_missing_function_is_unsupported);
+  tcase_add_test(tc, test_older_calls_are_used);
+  tcase_add_test(tc, test_needs_alternatives);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }

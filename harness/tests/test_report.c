@@ -238,6 +238,119 @@ START_TEST(test_inconclusive_reports) {
 }
 END_TEST
 
+static const char uns_suite[] =
+    "{\"format\": 1, \"name\": \"uns\", \"workload\": \"fake\", \"rounds\": 1, \"timeout\": 5,"
+    " \"configs\": [{\"id\": \"has\"}, {\"id\": \"lacks\", \"env\": {\"FAKE_MODE\": \"unsupported\"}}],"
+    " \"assertions\": ["
+    "  {\"id\": \"ok\", \"type\": \"checks\", \"configs\": [\"has\"]},"
+    "  {\"id\": \"needs\", \"type\": \"checks\", \"configs\": [\"lacks\"]},"
+    "  {\"id\": \"needs-expected\", \"type\": \"checks\", \"configs\": [\"has\", \"lacks\"]}]}";
+
+/* A run of uns_suite against the fake probe, whose "lacks" config reports
+ * MXFakeCall missing, with `expect` as the expectation file's text. */
+static json_t *unsupported_results(const char *name, const char *expect) {
+  char *dir = hu_tmpdir();
+  free(hu_write_suite(dir, "uns", uns_suite));
+  char *ex = mxcts_xasprintf("%s/fake.txt", dir);
+  ck_assert_int_eq(mxcts_write_file(ex, expect, strlen(expect)), 0);
+  struct mxcts_options o;
+  hu_options(&o, dir, 7);
+  o.expectations = ex;
+  free(o.impl_name);
+  o.impl_name = mxcts_xstrdup(name);
+  json_t *r = hu_run_opts(&o);
+  hu_cleanup(dir);
+  return r;
+}
+
+/* unsupported: the missing function named in every format; a failure of
+ * the run unless an unsupported line expects it (then TAP's TODO, JUnit's
+ * skipped); never a pass or a skip. */
+START_TEST(test_unsupported_reports) {
+  json_t *r = unsupported_results("fake", "unsupported uns/needs-expected the fake has no MXFakeCall\n");
+  ck_assert_str_eq(hu_verdict(r, "uns/ok"), "pass");
+  ck_assert_str_eq(hu_verdict(r, "uns/needs"), "unsupported");
+  ck_assert_str_eq(hu_verdict(r, "uns/needs-expected"), "unsupported");
+  ck_assert_str_eq(json_string_value(json_object_get(r, "status")), "fail");
+  ck_assert_int_eq(mxcts_results_exit_status(r), 1);
+  json_t *missing = json_object_get(json_object_get(hu_assertion(r, "uns/needs"), "diag"), "missing");
+  ck_assert_str_eq(json_string_value(json_array_get(missing, 0)), "MXFakeCall");
+  ck_assert(mxcts_assertion_fails(hu_assertion(r, "uns/needs")));
+  ck_assert(!mxcts_assertion_fails(hu_assertion(r, "uns/needs-expected")));
+
+  char *tap = render(mxcts_report_tap, r);
+  check_tap(tap, 3);
+  ck_assert_ptr_nonnull(strstr(tap, "not ok 2 - uns/needs (unsupported)\n"));
+  ck_assert_ptr_nonnull(strstr(tap, "not ok 3 - uns/needs-expected (unsupported) # TODO expected unsupported: the fake"));
+  ck_assert_ptr_nonnull(strstr(tap, "  missing: [\"MXFakeCall\"]\n"));
+  char *xml = render(mxcts_report_junit, r);
+  check_xml(xml);
+  ck_assert_ptr_nonnull(strstr(xml, "<failure type=\"unsupported\" message=\"uns/lacks/r001: fake does not export MXFakeCall"));
+  ck_assert_ptr_nonnull(strstr(xml, "<skipped message=\"expected unsupported: uns/lacks/r001: fake does not export MXFakeCall"));
+  ck_assert_ptr_nonnull(strstr(xml, "tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\""));
+  char *html = render(mxcts_report_html, r);
+  ck_assert_ptr_nonnull(strstr(html, "<td class='unsupported'>unsupported (expected)</td>"));
+  ck_assert_ptr_nonnull(strstr(html, "MXFakeCall"));
+  char *summary = render(summary_of, r);
+  ck_assert_ptr_nonnull(strstr(summary, "1 pass, 2 unsupported -- FAIL"));
+  ck_assert_ptr_nonnull(strstr(summary, "  unsupported uns/needs: uns/lacks/r001: fake does not export MXFakeCall"));
+  json_decref(r);
+
+  /* every unsupported one expected: the run passes, and they stay unsupported */
+  r = unsupported_results("fake", "unsupported uns/needs* the fake has no MXFakeCall\n");
+  ck_assert_str_eq(json_string_value(json_object_get(r, "status")), "pass");
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(r, "summary"), "unsupported")), 2);
+  json_decref(r);
+  /* an unsupported line on an assertion that ran and passed: xpass */
+  r = unsupported_results("fake", "unsupported uns/ok it used to lack MXFakeCall\n");
+  ck_assert_str_eq(hu_verdict(r, "uns/ok"), "xpass");
+  json_decref(r);
+  free(tap);
+  free(xml);
+  free(html);
+  free(summary);
+}
+END_TEST
+
+static char *render_matrix(json_t **docs, size_t n, bool omit, bool html) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  ck_assert_int_eq(html ? mxcts_report_matrix_html(docs, n, f) : mxcts_report_matrix_md(docs, n, omit, f), 0);
+  fclose(f);
+  return buf;
+}
+
+/* The matrix: a column per implementation (two documents of one share it),
+ * a row per assertion, verdicts with wins and ratio, evidence and the
+ * missing functions, counts per column. */
+START_TEST(test_matrix) {
+  json_t *docs[3] = {results(), unsupported_results("fake-old", "unsupported uns/needs-expected no MXFakeCall\n"),
+                     unsupported_results("fake", "")};
+  char *md = render_matrix(docs, 3, false, false);
+  ck_assert_ptr_nonnull(strstr(md, "| assertion | fake | fake-old |\n|---|---|---|\n"));
+  ck_assert_ptr_nonnull(strstr(md, "| `rep/order` | pass, 15/15 wins, ratio "));
+  ck_assert_ptr_nonnull(strstr(md, "| `rep/crash` | crash: rep/crash/r001: crashed: killed by SIGSEGV"));
+  ck_assert_ptr_nonnull(strstr(md, "| `rep/skipped` | skip | not run |\n"));
+  ck_assert_ptr_nonnull(strstr(md, "| `uns/needs` | unsupported: no MXFakeCall | unsupported: no MXFakeCall |\n"));
+  ck_assert_ptr_nonnull(strstr(md, "| `uns/needs-expected` | unsupported: no MXFakeCall | unsupported (expected): no MXFakeCall |\n"));
+  ck_assert_ptr_nonnull(strstr(md, "- fake: 3 pass, 1 crash, 1 skip, 1 xfail, 2 unsupported\n"));
+  ck_assert_ptr_nonnull(strstr(md, "- fake-old: 1 pass, 2 unsupported\n"));
+  char *omitted = render_matrix(docs, 3, true, false);
+  ck_assert_ptr_null(strstr(omitted, "rep/skipped"));
+  ck_assert_ptr_nonnull(strstr(omitted, "\n1 assertions skipped everywhere are left out.\n"));
+  char *html = render_matrix(docs, 3, false, true);
+  ck_assert(!strncmp(html, "<!DOCTYPE html>", 15));
+  ck_assert_ptr_nonnull(strstr(html, "<td class='unsupported'>unsupported (expected): no MXFakeCall</td>"));
+  ck_assert_ptr_nonnull(strstr(html, "<th>fake-old<br><small>1 pass, 2 unsupported</small></th>"));
+  ck_assert_ptr_null(strstr(html, "<script"));
+  free(md);
+  free(omitted);
+  free(html);
+  for (int i = 0; i < 3; i++) json_decref(docs[i]);
+}
+END_TEST
+
 START_TEST(test_results_check_rejects) {
   const char *bad[] = {
       "[]",
@@ -265,6 +378,8 @@ int main(void) {
   tcase_add_test(tc, test_reports);
   tcase_add_test(tc, test_inconclusive_reports);
   tcase_add_test(tc, test_results_check_rejects);
+  tcase_add_test(tc, test_unsupported_reports);
+  tcase_add_test(tc, test_matrix);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }

@@ -75,7 +75,7 @@ static const struct bad {
     {"{\"status\": \"ok\"}", "missing required field \"probe_version\""},
     {"{\"probe_version\": 2, \"status\": \"ok\"}", "probe_version: version 2 is not supported"},
     {"{\"probe_version\": 1}", "missing required field \"status\""},
-    {"{\"probe_version\": 1, \"status\": \"fine\"}", "status: \"fine\" is not ok, error or usage"},
+    {"{\"probe_version\": 1, \"status\": \"fine\"}", "status: \"fine\" is not ok, error, usage or unsupported"},
     {"{\"probe_version\": 1, \"status\": 0}", "status: expected a string, got integer"},
     {"{\"probe_version\": 1, \"status\": \"ok\", \"timing\": [1]}", "timing: expected an object"},
     {"{\"probe_version\": 1, \"status\": \"ok\", \"timing\": {\"median\": \"fast\"}}", "timing.median: expected a number"},

@@ -4,8 +4,10 @@
 #
 # usage: capi_fetch_mxnet.sh DIR
 #
-# Downloads mxnet==$MXNET_VERSION (default 1.9.1) with pip into DIR/download
-# (once: a wheel already there is reused) and unpacks the wheel's
+# Downloads $MXNET_PACKAGE==$MXNET_VERSION (default mxnet==1.9.1; e.g.
+# MXNET_PACKAGE=mxnet-native) with pip into DIR/download, or into
+# $MXNET_WHEEL_CACHE when set (a cache shared by many DIRs), once: a wheel
+# already there is reused; then unpacks the wheel's
 # mxnet/lib*.so* files into DIR/mxnet (libmxnet.so needs no Python).
 # Exit status: 0 when DIR/mxnet/libmxnet.so is ready; 77 when it cannot be
 # had here (no python3 or pip, PyPI not reachable, no wheel for this
@@ -15,6 +17,7 @@
 set -u
 dir=${1:?usage: capi_fetch_mxnet.sh DIR}
 version=${MXNET_VERSION:-1.9.1}
+package=${MXNET_PACKAGE:-mxnet}
 lib=$dir/mxnet/libmxnet.so
 
 say() { echo "capi_fetch_mxnet: $*" >&2; }
@@ -26,18 +29,20 @@ if [ -f "$lib" ]; then
 fi
 command -v python3 >/dev/null 2>&1 || unavailable "python3 is not installed"
 python3 -m pip --version >/dev/null 2>&1 || unavailable "pip is not installed (python3 -m pip)"
-mkdir -p "$dir/download" || exit 1
 
-wheel() { ls "$dir"/download/mxnet-"$version"-*.whl 2>/dev/null | head -n 1; }
+download=${MXNET_WHEEL_CACHE:-$dir/download}
+mkdir -p "$dir" "$download" || exit 1
+# a wheel's file name spells the package with underscores (mxnet_native-...)
+wheel() { ls "$download/$(echo "$package" | tr - _)-$version"-*.whl 2>/dev/null | head -n 1; }
 
 if [ -z "$(wheel)" ]; then
     run_timeout=
     if command -v timeout >/dev/null 2>&1; then run_timeout="timeout ${FETCH_TIMEOUT:-900}"; fi
-    say "downloading mxnet==$version with pip into $dir/download"
+    say "downloading $package==$version with pip into $download"
     # shellcheck disable=SC2086  # run_timeout is a command prefix or empty
     if ! $run_timeout python3 -m pip download --no-deps --only-binary=:all: \
             --timeout "${PIP_TIMEOUT:-60}" --retries 2 --progress-bar off \
-            -d "$dir/download" "mxnet==$version" >"$dir/pip.log" 2>&1; then
+            -d "$download" "$package==$version" >"$dir/pip.log" 2>&1; then
         tail -n 5 "$dir/pip.log" >&2
         # Why: no network, or no wheel for this machine, or something else.
         index=${PIP_INDEX_URL:-$(python3 -m pip config get global.index-url 2>/dev/null)}
@@ -50,13 +55,13 @@ PY
             unavailable "the package index ($index) is not reachable"
         fi
         case $(uname -m) in
-            x86_64) say "pip could not download mxnet==$version (log: $dir/pip.log)"; exit 1 ;;
-            *) unavailable "mxnet==$version has no wheel for $(uname -m)" ;;
+            x86_64) say "pip could not download $package==$version (log: $dir/pip.log)"; exit 1 ;;
+            *) unavailable "$package==$version has no wheel for $(uname -m)" ;;
         esac
     fi
 fi
 whl=$(wheel)
-[ -n "$whl" ] || { say "pip succeeded but left no mxnet-$version wheel in $dir/download"; exit 1; }
+[ -n "$whl" ] || { say "pip succeeded but left no $package-$version wheel in $download"; exit 1; }
 
 say "unpacking the shared libraries of $(basename "$whl")"
 python3 - "$whl" "$dir" <<'PY' || { say "could not unpack $whl"; exit 1; }
