@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mutant.h"
 #include "engine/engine_internal.h"
 
 /* ---------------------------------------------------------------- errors */
@@ -92,6 +93,10 @@ int mxr__engine_opts_from_config(struct mxr_engine_opts *opts) {
   opts->gpu_copy_nthreads = c->gpu_copy_nthreads;
   opts->gpu_worker_nstreams = c->gpu_worker_nstreams;
   opts->pooled_nthreads = 16; /* MXNet's ThreadedEnginePooled uses 16 workers */
+  if (MXR_MUTANT("cpu-workers-ignored")) opts->cpu_worker_nthreads = 1;
+  if (MXR_MUTANT("threaded-one-worker")) opts->pooled_nthreads = 1;
+  if (MXR_MUTANT("naive-as-threaded") && opts->type == MXR_ENGINE_NAIVE)
+    opts->type = MXR_ENGINE_THREADED;
   return 0;
 }
 
@@ -726,6 +731,7 @@ int mxr_engine_wait_for_var(mxr_engine *eng, mxr_var *var) {
   if (!eng || !var) return mxr_set_error(MXR_EINVAL, "wait_for_var: NULL %s", eng ? "var" : "engine");
   int st = mxr__bulk_flush(eng);
   if (st) return st;
+  if (MXR_MUTANT("wait-to-read-waits-all")) return mxr_engine_wait_for_all(eng);
   if (eng->opts.type == MXR_ENGINE_NAIVE || mxr__var_ready_to_read(var))
     return mxr__var_take_error(var);
   /* A marker op that reads the var; it runs on the thread that grants it. */
