@@ -523,7 +523,10 @@ static void fill_opr(struct opr *op, mxr_engine *eng, const struct mxr_push *r) 
   atomic_init(&op->wait, r->num_const + r->num_mutable + 1);
 }
 
+static int naive_push(mxr_engine *eng, const struct mxr_push *r);
+
 int mxr__engine_push_now(mxr_engine *eng, const struct mxr_push *req, bool is_wait_marker) {
+  if (MXR_MUTANT("naive-bulks") && eng->opts.type == MXR_ENGINE_NAIVE) return naive_push(eng, req);
   struct pool *pool = NULL;
   int st = is_wait_marker ? 0 : choose_pool(eng, req, &pool);
   struct opr *op = st ? NULL : alloc_opr(req);
@@ -654,10 +657,11 @@ int mxr_engine_push(mxr_engine *eng, const struct mxr_push *req) {
     if (req && req->param_free) req->param_free(req->param);
     return st;
   }
-  if (eng->opts.type == MXR_ENGINE_NAIVE) return naive_push(eng, req);
+  bool naive = eng->opts.type == MXR_ENGINE_NAIVE;
+  if (naive && !MXR_MUTANT("naive-bulks")) return naive_push(eng, req);
   st = mxr__bulk_try_append(eng, req);
   if (st != 0) return st > 0 ? 0 : st;
-  return mxr__engine_push_now(eng, req, false);
+  return naive ? naive_push(eng, req) : mxr__engine_push_now(eng, req, false);
 }
 
 int mxr_engine_push_sync(mxr_engine *eng, mxr_sync_fn fn, void *param, void (*param_free)(void *),
