@@ -255,6 +255,7 @@ int mxcts_oracle_num_gen_points(void) {
 
 int mxcts_oracle_gen_case_at(int i, struct mxcts_oracle_gen_case *out) {
   memset(out, 0, sizeof *out);
+  if (i < 0) return 0;
   for (size_t s = 0; s < sizeof spaces / sizeof spaces[0]; s++) {
     if (i >= spaces[s].points) {
       i -= spaces[s].points;
