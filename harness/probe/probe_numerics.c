@@ -8,9 +8,10 @@
  * states after the backward pass, and inputs the op mutates.  One check per
  * comparison, named "<op>/<case>/<dtype>/<what>".  With generated=1 the
  * oracle's generated cases (parameter spaces) run after its table; with
- * grad_reqs=write,add,null the gradients are checked under each grad_req:
- * add onto a drawn prior gradient, and null on the first checked input
- * (the others write) leaving its prior untouched.
+ * grad_reqs=write,add,null the gradients are checked under each grad_req
+ * listed: add onto a drawn prior gradient, null on the first checked input
+ * (the others write) leaving its prior untouched; forward checks run with
+ * write.
  *
  * The parity workload runs the same cases twice through the
  * implementation, on cpu(0) and on gpu(0), with the same inputs, and
@@ -251,10 +252,12 @@ static int check_backward(struct probe *p, struct num_case *nc) {
     if (!(nc->c->grad_inputs & (1u << i))) continue;
     int64_t n = size_of(&k->in_shape[i]);
     uint32_t req = input_req(nc, i);
-    for (int64_t e = 0; e < n && req != REQ_WRITE; e++)
-      want[i][e] = req == REQ_ADD ? nc->prior[i][e] + want[i][e] : nc->prior[i][e];
+    for (int64_t e = 0; e < n && req == REQ_NULL; e++) want[i][e] = nc->prior[i][e];
     double *got = alloc_like(&k->in_shape[i]);
     rc = from_array(p, nc->grad_nd[i], got, n);
+    /* Under add, what was added is compared with the gradient, so the
+     * tolerance stays relative to the gradient, not to prior + gradient. */
+    for (int64_t e = 0; e < n && !rc && req == REQ_ADD; e++) got[e] -= nc->prior[i][e];
     char what[32];
     snprintf(what, sizeof what, "grad%d%s", i, req == REQ_ADD ? "-add" : req == REQ_NULL ? "-null" : "");
     if (!rc) report(p, nc, what, got, want[i], n, true);
@@ -321,13 +324,14 @@ static void absorb_failure(struct probe *p, const struct mxcts_oracle_case *c, i
 }
 
 /* Whether the case runs under grad_req `req` (grad_reqs names it): write
- * always runs its forward checks; add and null need a gradient, null one
- * more checked input that writes (a backward needs something to write). */
+ * runs every case and its forward checks; add and null need a gradient,
+ * null one more checked input that writes (a backward needs something to
+ * write). */
 static bool runs_under(struct probe *p, const struct mxcts_oracle_case *c, int req) {
   static const char *const names[] = {[REQ_NULL] = "null", [REQ_WRITE] = "write", [REQ_ADD] = "add"};
-  const char *reqs = mxcts__probe_param_str(p, "grad_reqs", "write");
+  if (!wanted(mxcts__probe_param_str(p, "grad_reqs", "write"), names[req])) return false;
   if (req == REQ_WRITE) return true;
-  if (!needs_grad(c) || !wanted(reqs, names[req])) return false;
+  if (!needs_grad(c)) return false;
   return req == REQ_ADD || (c->grad_inputs & (c->grad_inputs - 1u)) != 0;
 }
 
