@@ -781,7 +781,8 @@ END_TEST
 START_TEST(test_generated_cases) {
   struct mxcts_oracle_gen_case g;
   int cases = 0, points = mxcts_oracle_num_gen_points(), fwd_only = 0;
-  bool rank[5] = {false}, size1 = false, neg_axis = false, temp_first = false, large = false, neg_pool = false;
+  bool rank[5] = {false}, size1 = false, neg_axis = false;
+  bool temp_first = false, large = false, neg_pool = false;
   for (int i = 0; i < points; i++) {
     if (!mxcts_oracle_gen_case_at(i, &g)) continue;
     const struct mxcts_oracle_case *c = &g.c;
