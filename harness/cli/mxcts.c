@@ -83,6 +83,8 @@ static const char help_run_opts[] =
     "  --probe PATH        the probe (default: mxcts-probe beside mxcts)\n"
     "  --suites DIR        suite directory (default: the in-tree or installed suites/)\n"
     "  --suite NAME        run only this suite (repeatable)\n"
+    "  --assertion PAT     judge only the assertions matching SUITE/ASSERTION (fnmatch\n"
+    "                      globs; repeatable) and run only the configs they read\n"
     "  --rounds N          rounds of each suite's first batch instead of its own\n"
     "                      (a suite's round budget grows to at least N)\n"
     "  --seed N            run seed (default: random; always reported)\n"
@@ -233,7 +235,7 @@ enum {
   OPT_IMPL = 256, OPT_IMPL_NAME, OPT_PROBE, OPT_SUITES, OPT_SUITE, OPT_ROUNDS, OPT_SEED, OPT_OUT,
   OPT_EXPECT, OPT_TAP, OPT_JUNIT, OPT_JSON, OPT_HTML, OPT_JOBS, OPT_PASS_ENV, OPT_TSCALE,
   OPT_GRACE, OPT_LOCK_FILE, OPT_NO_PROGRESS, OPT_HELP, OPT_NEXT_BATCH, OPT_DIR, OPT_TIMEOUT, OPT_LOCK,
-  OPT_KEEP_GOING, OPT_GROUP_FILE, OPT_MAX_BACKOFF
+  OPT_KEEP_GOING, OPT_GROUP_FILE, OPT_MAX_BACKOFF, OPT_ASSERTION
 };
 
 static const struct option run_longopts[] = {
@@ -242,6 +244,7 @@ static const struct option run_longopts[] = {
     {"probe", required_argument, NULL, OPT_PROBE},
     {"suites", required_argument, NULL, OPT_SUITES},
     {"suite", required_argument, NULL, OPT_SUITE},
+    {"assertion", required_argument, NULL, OPT_ASSERTION},
     {"rounds", required_argument, NULL, OPT_ROUNDS},
     {"seed", required_argument, NULL, OPT_SEED},
     {"out", required_argument, NULL, OPT_OUT},
@@ -302,6 +305,7 @@ static int run_option(const char *cmd, int c, const char *arg, struct cli *cl) {
   case OPT_PROBE: set_str(&o->probe, arg); return 0;
   case OPT_SUITES: set_str(&o->suites_dir, arg); return 0;
   case OPT_SUITE: mxcts_strv_push(&o->suites, arg); return 0;
+  case OPT_ASSERTION: mxcts_strv_push(&o->assertions, arg); return 0;
   case OPT_ROUNDS:
     if (!parse_long(arg, 1, MXCTS_MAX_ROUNDS, &n))
       return usage_error(cmd, "--rounds %s: expected an integer in [1, %d]", arg, MXCTS_MAX_ROUNDS);

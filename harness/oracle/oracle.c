@@ -344,6 +344,9 @@ void mxcts_oracle_fill_values(const struct mxcts_oracle_fill *f, double *x, int6
         x[i] = x[j], x[j] = t;
       }
       break;
+    case MXCTS_ORACLE_FILL_CONST:
+      for (int64_t i = 0; i < n; i++) x[i] = lo;
+      break;
     default: /* uniform */
       if (dflt) lo = -1.0, hi = 1.0;
       for (int64_t i = 0; i < n; i++) x[i] = lo + (hi - lo) * mxcts_rng_uniform(&r->state);

@@ -224,6 +224,7 @@ enum mxcts_oracle_fill_kind {
   MXCTS_ORACLE_FILL_INT,         /* integers in [lo, hi) (class labels) */
   MXCTS_ORACLE_FILL_DISTINCT,    /* a shuffled set of values in [lo, hi), default [-1, 1),
                                     pairwise at least (hi - lo) / (2n) apart (max pooling) */
+  MXCTS_ORACLE_FILL_CONST,       /* every value lo (ties, zeros) */
 };
 
 struct mxcts_oracle_fill {
@@ -275,6 +276,25 @@ int mxcts_oracle_prepare_case(struct mxcts_oracle_call *call, const struct mxcts
  *   backward float32 rtol 1e-3 atol 1e-4,  float64 rtol 1e-6 atol 1e-8 */
 struct mxcts_oracle_tol mxcts_oracle_case_tol(const struct mxcts_oracle_case *c, int dtype,
                                               bool backward);
+
+/* ------------------------------------------------------------ generated cases */
+
+/* Cases generated from the parameter spaces of ops (oracle_gen.c,
+ * docs/oracle.md "Generated cases"): shapes of rank 1 to 4, every axis,
+ * each parameter's values in full products, edge inputs.  Point i of
+ * [0, mxcts_oracle_num_gen_points()) is either a case or a combination the
+ * op rejects.  A generated case keeps its strings in its own struct, which
+ * out->c points into: fill it in place and do not copy it. */
+struct mxcts_oracle_gen_case {
+  struct mxcts_oracle_case c;
+  char name[128];
+  char keys[MXCTS_ORACLE_MAX_CASE_PARAMS][24];
+  char vals[MXCTS_ORACLE_MAX_CASE_PARAMS][MXCTS_ORACLE_STRING_MAX];
+};
+int mxcts_oracle_num_gen_points(void);
+/* Point i into *out: true when it is a case (mxcts_oracle_prepare_case
+ * accepts it), false when it is not (out then holds nothing usable). */
+int mxcts_oracle_gen_case_at(int i, struct mxcts_oracle_gen_case *out);
 
 /* ------------------------------------------------------------ random inputs */
 

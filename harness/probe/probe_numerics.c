@@ -6,7 +6,12 @@
  * with the oracle (oracle/oracle.h): outputs, input gradients (finite
  * differences of the oracle, or the op's stated gradient for loss ops), aux
  * states after the backward pass, and inputs the op mutates.  One check per
- * comparison, named "<op>/<case>/<what>".
+ * comparison, named "<op>/<case>/<dtype>/<what>".  With generated=1 the
+ * oracle's generated cases (parameter spaces) run after its table; with
+ * grad_reqs=write,add,null the gradients are checked under each grad_req
+ * listed: add onto a drawn prior gradient, null on the first checked input
+ * (the others write) leaving its prior untouched; forward checks run with
+ * write.
  *
  * The parity workload runs the same cases twice through the
  * implementation, on cpu(0) and on gpu(0), with the same inputs, and
@@ -22,6 +27,9 @@
 
 enum { MAXT = MXCTS_ORACLE_MAX_INPUTS + MXCTS_ORACLE_MAX_AUX };
 
+/* MXNet's grad_req codes. */
+enum { REQ_NULL = 0, REQ_WRITE = 1, REQ_ADD = 3 };
+
 struct num_case {
   const struct mxcts_oracle_case *c;
   struct mxcts_oracle_call call;
@@ -31,7 +39,21 @@ struct num_case {
   NDArrayHandle *outs;
   int nout;
   int dev_type; /* MXNet's 1 (cpu) or 2 (gpu), device id 0 */
+  int req;      /* REQ_WRITE, REQ_ADD (every input) or REQ_NULL (the first checked one) */
+  double *prior[MXCTS_ORACLE_MAX_INPUTS]; /* gradient arrays' values before the backward */
 };
+
+static int first_grad_input(const struct mxcts_oracle_case *c) {
+  for (int i = 0; i < MXCTS_ORACLE_MAX_INPUTS; i++)
+    if (c->grad_inputs & (1u << i)) return i;
+  return -1;
+}
+
+/* The grad_req input i is marked with. */
+static uint32_t input_req(const struct num_case *nc, int i) {
+  if (nc->req == REQ_NULL) return i == first_grad_input(nc->c) ? REQ_NULL : REQ_WRITE;
+  return (uint32_t)nc->req;
+}
 
 /* What one run through the implementation gave, as doubles. */
 struct captured {
@@ -119,6 +141,12 @@ static void draw(struct num_case *nc, uint64_t seed) {
     nc->head[o] = alloc_like(&k->out_shape[o]);
     mxcts_oracle_fill_values(&nc->c->head_fill, nc->head[o], size_of(&k->out_shape[o]), nc->dtype, &r);
   }
+  const struct mxcts_oracle_fill prior_fill = {MXCTS_ORACLE_FILL_UNIFORM, 0, 0};
+  for (int i = 0; i < k->nin && nc->req != REQ_WRITE; i++) {
+    if (!(nc->c->grad_inputs & (1u << i))) continue;
+    nc->prior[i] = alloc_like(&k->in_shape[i]);
+    mxcts_oracle_fill_values(&prior_fill, nc->prior[i], size_of(&k->in_shape[i]), nc->dtype, &r);
+  }
 }
 
 static void release(struct probe *p, struct num_case *nc) {
@@ -128,6 +156,7 @@ static void release(struct probe *p, struct num_case *nc) {
   for (int i = 0; i < k->nin; i++) {
     if (nc->grad_nd[i]) p->api.MXNDArrayFree(nc->grad_nd[i]);
     free(nc->in[i]);
+    free(nc->prior[i]);
   }
   for (int a = 0; a < k->naux; a++) free(nc->aux[a]);
   for (int o = 0; o < k->nout; o++) {
@@ -149,8 +178,8 @@ static int run_forward(struct probe *p, struct num_case *nc, OpHandle op, bool r
   if (record) {
     for (int i = 0; i < k->nin; i++) {
       if (!(nc->c->grad_inputs & (1u << i))) continue;
-      if (to_array(p, NULL, &k->in_shape[i], nc->dtype, nc->dev_type, &nc->grad_nd[i])) return -1;
-      uint32_t req = 1;
+      if (to_array(p, nc->prior[i], &k->in_shape[i], nc->dtype, nc->dev_type, &nc->grad_nd[i])) return -1;
+      uint32_t req = input_req(nc, i);
       PROBE_CALL(p, MXAutogradMarkVariables, 1, &nc->in_nd[i], &req, &nc->grad_nd[i]);
     }
     PROBE_CALL(p, MXAutogradSetIsRecording, 1, &prev);
@@ -222,11 +251,17 @@ static int check_backward(struct probe *p, struct num_case *nc) {
   if (rc) mxcts__probe_add_check(p, "numerics/oracle", false, "%s/%s: %s", nc->c->op, nc->c->name, err.msg);
   for (int i = 0; i < k->nin && !rc; i++) {
     if (!(nc->c->grad_inputs & (1u << i))) continue;
+    int64_t n = size_of(&k->in_shape[i]);
+    uint32_t req = input_req(nc, i);
+    for (int64_t e = 0; e < n && req == REQ_NULL; e++) want[i][e] = nc->prior[i][e];
     double *got = alloc_like(&k->in_shape[i]);
-    rc = from_array(p, nc->grad_nd[i], got, size_of(&k->in_shape[i]));
+    rc = from_array(p, nc->grad_nd[i], got, n);
+    /* Under add, what was added is compared with the gradient, so the
+     * tolerance stays relative to the gradient, not to prior + gradient. */
+    for (int64_t e = 0; e < n && !rc && req == REQ_ADD; e++) got[e] -= nc->prior[i][e];
     char what[32];
-    snprintf(what, sizeof what, "grad%d", i);
-    if (!rc) report(p, nc, what, got, want[i], size_of(&k->in_shape[i]), true);
+    snprintf(what, sizeof what, "grad%d%s", i, req == REQ_ADD ? "-add" : req == REQ_NULL ? "-null" : "");
+    if (!rc) report(p, nc, what, got, want[i], n, true);
     free(got);
   }
   if (!rc && k->naux) { /* aux states after one training step */
@@ -289,22 +324,38 @@ static void absorb_failure(struct probe *p, const struct mxcts_oracle_case *c, i
   p->api.MXNDArrayWaitAll(); /* surfaces (and clears) the case's pending errors */
 }
 
+/* Whether the case runs under grad_req `req` (grad_reqs names it): write
+ * runs every case and its forward checks; add and null need a gradient,
+ * null one more checked input that writes (a backward needs something to
+ * write). */
+static bool runs_under(struct probe *p, const struct mxcts_oracle_case *c, int req) {
+  static const char *const names[] = {[REQ_NULL] = "null", [REQ_WRITE] = "write", [REQ_ADD] = "add"};
+  if (!wanted(mxcts__probe_param_str(p, "grad_reqs", "write"), names[req])) return false;
+  if (req == REQ_WRITE) return true;
+  if (!needs_grad(c)) return false;
+  return req == REQ_ADD || (c->grad_inputs & (c->grad_inputs - 1u)) != 0;
+}
+
 static int run_case(struct probe *p, const struct mxcts_oracle_case *c, int dtype, uint64_t seed) {
-  struct num_case nc = {.c = c, .dtype = dtype, .dev_type = p->dev_type};
-  struct mxcts_oracle_error err;
-  if (mxcts_oracle_prepare_case(&nc.call, c, &err) != 0) {
-    mxcts__probe_add_check(p, "numerics/oracle", false, "%s/%s: %s", c->op, c->name, err.msg);
-    return 0;
+  static const int reqs[] = {REQ_WRITE, REQ_ADD, REQ_NULL};
+  for (int r = 0; r < 3; r++) {
+    if (!runs_under(p, c, reqs[r])) continue;
+    struct num_case nc = {.c = c, .dtype = dtype, .dev_type = p->dev_type, .req = reqs[r]};
+    struct mxcts_oracle_error err;
+    if (mxcts_oracle_prepare_case(&nc.call, c, &err) != 0) {
+      mxcts__probe_add_check(p, "numerics/oracle", false, "%s/%s: %s", c->op, c->name, err.msg);
+      return 0;
+    }
+    OpHandle op;
+    PROBE_CALL(p, NNGetOpHandle, c->op, &op);
+    draw(&nc, seed);
+    bool grad = needs_grad(c);
+    int rc = run_forward(p, &nc, op, grad);
+    if (!rc && reqs[r] == REQ_WRITE) rc = check_forward(p, &nc);
+    if (!rc && grad) rc = check_backward(p, &nc);
+    absorb_failure(p, c, dtype, "call");
+    release(p, &nc);
   }
-  OpHandle op;
-  PROBE_CALL(p, NNGetOpHandle, c->op, &op);
-  draw(&nc, seed);
-  bool grad = needs_grad(c);
-  int rc = run_forward(p, &nc, op, grad);
-  if (!rc) rc = check_forward(p, &nc);
-  if (!rc && grad) rc = check_backward(p, &nc);
-  absorb_failure(p, c, dtype, "call");
-  release(p, &nc);
   return 0; /* a failed comparison is a check, not an error */
 }
 
@@ -398,28 +449,45 @@ static int run_parity_case(struct probe *p, const struct mxcts_oracle_case *c, i
 
 typedef int (*case_runner)(struct probe *p, const struct mxcts_oracle_case *c, int dtype, uint64_t seed);
 
-/* Every wanted case of the oracle's table whose op the implementation
- * lists, in each wanted dtype; `what` names the workload in its checks. */
-static int run_cases(struct probe *p, const char *what, case_runner run) {
-  const char *ops = mxcts__probe_param_str(p, "ops", "all"), *dtypes = mxcts__probe_param_str(p, "dtypes", "float32");
+struct case_counts {
+  int checked, skipped;
+};
+
+/* Run case c (number i of its list) unless unwanted or not listed. */
+static int run_one(struct probe *p, const struct mxcts_oracle_case *c, int i, int dt,
+                   case_runner run, uint32_t nnames, const char **names, struct case_counts *n) {
+  const char *ops = mxcts__probe_param_str(p, "ops", "all");
   const char *exclude = mxcts__probe_param_str(p, "exclude_ops", "");
+  if (c->random || !wanted(ops, c->op) || (*exclude && wanted(exclude, c->op))) return 0;
+  if (!listed(c->op, nnames, names)) { /* the implementation lacks the op */
+    n->skipped++;
+    return 0;
+  }
+  n->checked++;
+  return run(p, c, dt, p->seed * 1000003u + (uint64_t)i * 7 + (uint64_t)dt);
+}
+
+/* Every wanted case of the oracle's table (and with generated=1 its
+ * generated cases) whose op the implementation lists, in each wanted
+ * dtype; `what` names the workload in its checks. */
+static int run_cases(struct probe *p, const char *what, case_runner run) {
+  const char *dtypes = mxcts__probe_param_str(p, "dtypes", "float32");
+  bool generated = mxcts__probe_param_long(p, "generated", 0) != 0;
   uint32_t nnames;
   const char **names;
   PROBE_CALL(p, MXListAllOpNames, &nnames, &names);
-  int checked_cases = 0, skipped = 0;
+  struct case_counts n = {0, 0};
+  int ntable = mxcts_oracle_num_cases(), npoints = generated ? mxcts_oracle_num_gen_points() : 0;
+  struct mxcts_oracle_gen_case g;
   for (int dt = 0; dt < 2; dt++) {
     if (!wanted(dtypes, dt ? "float64" : "float32")) continue;
-    for (int i = 0; i < mxcts_oracle_num_cases(); i++) {
-      const struct mxcts_oracle_case *c = mxcts_oracle_case_at(i);
-      if (c->random || !wanted(ops, c->op) || (*exclude && wanted(exclude, c->op))) continue;
-      if (!listed(c->op, nnames, names)) { /* the implementation lacks the op */
-        skipped++;
-        continue;
-      }
-      if (run(p, c, dt, p->seed * 1000003u + (uint64_t)i * 7 + (uint64_t)dt)) return -1;
-      checked_cases++;
-    }
+    for (int i = 0; i < ntable; i++)
+      if (run_one(p, mxcts_oracle_case_at(i), i, dt, run, nnames, names, &n)) return -1;
+    for (int i = 0; i < npoints; i++)
+      if (mxcts_oracle_gen_case_at(i, &g) && run_one(p, &g.c, ntable + i, dt, run, nnames, names, &n))
+        return -1;
   }
+  int checked_cases = n.checked, skipped = n.skipped;
   mxcts__probe_add_metric(p, "cases_checked", checked_cases);
   mxcts__probe_add_metric(p, "cases_skipped_op_missing", skipped);
   char name[64];

@@ -51,7 +51,10 @@ static int push_spin(struct probe *p, struct spin_op *op, NDArrayHandle a, bool 
 static bool ended(struct spin_op *op) { return atomic_load_explicit(&op->done, memory_order_acquire) == 1; }
 
 /* `iters` times: two writes of `a` (WaitToRead) or a read and a write of `a`
- * (WaitToWrite, which waits for both); after the wait both must have ended.
+ * (WaitToWrite, which waits for both), the read first in even iterations
+ * and last in odd ones (a WaitToWrite that waits only for writes returns
+ * while a read pushed after the write still runs); after the wait both
+ * must have ended.
  * *early counts the waits that returned before an op had ended.  `ops`
  * holds 2 x iters ops, one pair per wait, so that an op a broken wait did
  * not wait for still has its own record. */
@@ -60,7 +63,9 @@ static int waits_after(struct probe *p, NDArrayHandle a, bool to_write, struct s
   *early = 0;
   for (int i = 0; i < iters; i++) {
     struct spin_op *pair = &ops[2 * i];
-    if (push_spin(p, &pair[0], a, !to_write) || push_spin(p, &pair[1], a, true)) return -1;
+    bool read_last = to_write && i % 2 == 1;
+    if (push_spin(p, &pair[0], a, !to_write || read_last) || push_spin(p, &pair[1], a, !read_last))
+      return -1;
     if (to_write)
       PROBE_CALL(p, MXNDArrayWaitToWrite, a);
     else

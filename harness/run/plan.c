@@ -38,6 +38,7 @@ void mxcts_options_free(struct mxcts_options *o) {
   free(o->probe);
   free(o->suites_dir);
   mxcts_strv_free(&o->suites);
+  mxcts_strv_free(&o->assertions);
   free(o->out);
   free(o->expectations);
   free(o->tap);
@@ -69,8 +70,10 @@ static void copy_options(struct mxcts_options *to, const struct mxcts_options *f
   to->lock_file = mxcts_xstrdup(from->lock_file);
   to->self = mxcts_xstrdup(from->self);
   memset(&to->suites, 0, sizeof to->suites);
+  memset(&to->assertions, 0, sizeof to->assertions);
   memset(&to->pass_env, 0, sizeof to->pass_env);
   copy_strv(&to->suites, &from->suites);
+  copy_strv(&to->assertions, &from->assertions);
   copy_strv(&to->pass_env, &from->pass_env);
 }
 
@@ -262,10 +265,28 @@ static int apply_options(struct mxcts_plan *p) {
   return rc;
 }
 
+/* --assertion: narrow each suite to the selected assertions and drop the
+ * suites left with none. */
+static int select_assertions(struct mxcts_plan *p) {
+  size_t kept = 0;
+  int rc = 0;
+  for (size_t si = 0; si < p->nsuites; si++) {
+    int n = rc ? 0 : mxcts_suite_select(&p->suites[si], &p->opt.assertions);
+    if (n < 0) rc = n;
+    if (n > 0) p->suites[kept++] = p->suites[si];
+    else mxcts_suite_free(&p->suites[si]);
+  }
+  p->nsuites = kept;
+  if (!rc && !kept)
+    rc = mxcts_set_error(MXR_EINVAL, "--assertion: no assertion of the selected suites matches");
+  return rc;
+}
+
 int mxcts_plan_build(const struct mxcts_options *opt, struct mxcts_plan *out) {
   memset(out, 0, sizeof *out);
   copy_options(&out->opt, opt);
   int rc = mxcts_suites_load_dir(opt->suites_dir, &opt->suites, &out->suites, &out->nsuites);
+  if (!rc && opt->assertions.n) rc = select_assertions(out);
   if (!rc) rc = apply_options(out);
   if (!rc) check_requirements(out);
   if (!rc) build_jobs(out);
@@ -385,11 +406,12 @@ static json_t *strv_json(const struct mxcts_strv *l) {
 }
 
 static json_t *options_json(const struct mxcts_options *o) {
-  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i, s:f,"
-                   " s:f, s:f, s:o, s:o, s:o}",
+  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i,"
+                   " s:f, s:f, s:f, s:o, s:o, s:o}",
                    "impl", str_or_null(o->impl), "impl_name", str_or_null(o->impl_name), "probe",
                    str_or_null(o->probe), "suites_dir", str_or_null(o->suites_dir), "suites",
-                   strv_json(&o->suites), "out", str_or_null(o->out), "expectations",
+                   strv_json(&o->suites), "assertions", strv_json(&o->assertions), "out",
+                   str_or_null(o->out), "expectations",
                    str_or_null(o->expectations), "tap", str_or_null(o->tap), "junit",
                    str_or_null(o->junit), "json", str_or_null(o->json), "html",
                    str_or_null(o->html), "rounds", o->rounds, "seed", (json_int_t)o->seed, "jobs",

@@ -38,6 +38,7 @@ static int load_options(const struct mxcts_jloc *top, json_t *doc, struct mxcts_
   for (size_t i = 0; !rc && i < sizeof fields / sizeof *fields; i++)
     rc = opt_string(&at, v, strings[i], fields[i]);
   if (!rc) rc = opt_strv(&at, v, "suites", &o->suites);
+  if (!rc && json_object_get(v, "assertions")) rc = opt_strv(&at, v, "assertions", &o->assertions);
   if (!rc) rc = opt_strv(&at, v, "pass_env", &o->pass_env);
   if (!rc) rc = mxcts_jget_long(&at, v, "rounds", false, 0, MXCTS_MAX_ROUNDS, &rounds);
   if (!rc) rc = mxcts_jget_long(&at, v, "seed", false, 0, 0xffffffffL, &seed);

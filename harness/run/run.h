@@ -242,6 +242,7 @@ struct mxcts_options {
   char *probe;             /* the probe executable (absolute) */
   char *suites_dir;
   struct mxcts_strv suites;     /* --suite; empty: every suite of suites_dir */
+  struct mxcts_strv assertions; /* --assertion SUITE/GLOB; empty: every assertion */
   char *out;               /* results directory (absolute) */
   char *expectations;      /* expectation file or NULL */
   char *tap, *junit, *json, *html;   /* report files or NULL */

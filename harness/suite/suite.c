@@ -2,6 +2,7 @@
 #include "suite/suite.h"
 
 #include <dirent.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -489,6 +490,66 @@ int mxcts_suite_set_rounds(struct mxcts_suite *s, int rounds) {
   s->rounds = rounds;
   if (s->max_rounds < rounds) s->max_rounds = rounds;
   return 0;
+}
+
+/* Whether "SUITE/ASSERTION" matches one of the patterns (fnmatch globs;
+ * a pattern without '/' names whole suites). */
+static bool assertion_selected(const char *suite, const char *id, const struct mxcts_strv *pats) {
+  for (size_t i = 0; i < pats->n; i++) {
+    const char *slash = strchr(pats->v[i], '/');
+    if (!slash) {
+      if (!fnmatch(pats->v[i], suite, 0)) return true;
+      continue;
+    }
+    char *suite_pat = mxcts_xstrndup(pats->v[i], (size_t)(slash - pats->v[i]));
+    bool hit = !fnmatch(suite_pat, suite, 0) && !fnmatch(slash + 1, id, 0);
+    free(suite_pat);
+    if (hit) return true;
+  }
+  return false;
+}
+
+/* The suite's document with only the flagged assertions and configs. */
+static json_t *selected_doc(const struct mxcts_suite *s, const bool *keep_assert,
+                            const bool *keep_config) {
+  json_t *doc = json_copy(s->source), *asserts = json_array(), *configs = json_array();
+  json_t *all_asserts = json_object_get(s->source, "assertions");
+  json_t *all_configs = json_object_get(s->source, "configs");
+  for (size_t a = 0; a < s->nasserts; a++)
+    if (keep_assert[a]) json_array_append(asserts, json_array_get(all_asserts, a));
+  for (size_t c = 0; c < s->nconfigs; c++)
+    if (keep_config[c]) json_array_append(configs, json_array_get(all_configs, c));
+  json_object_set_new(doc, "assertions", asserts);
+  json_object_set_new(doc, "configs", configs);
+  return doc;
+}
+
+int mxcts_suite_select(struct mxcts_suite *s, const struct mxcts_strv *patterns) {
+  if (!patterns->n) return (int)s->nasserts;
+  bool *keep_assert = mxcts_xcalloc(s->nasserts + 1, sizeof *keep_assert);
+  bool *keep_config = mxcts_xcalloc(s->nconfigs + 1, sizeof *keep_config);
+  int kept = 0;
+  for (size_t a = 0; a < s->nasserts; a++) {
+    if (!assertion_selected(s->name, s->asserts[a].id, patterns)) continue;
+    keep_assert[a] = true;
+    kept++;
+    for (size_t k = 0; k < s->asserts[a].nconfigs; k++) keep_config[s->asserts[a].configs[k]] = true;
+  }
+  int rc = kept;
+  if (kept && (size_t)kept < s->nasserts) {
+    json_t *doc = selected_doc(s, keep_assert, keep_config);
+    struct mxcts_suite narrowed;
+    rc = mxcts_suite_parse(doc, s->file, false, &narrowed);
+    json_decref(doc);
+    if (!rc) {
+      mxcts_suite_free(s);
+      *s = narrowed;
+      rc = kept;
+    }
+  }
+  free(keep_assert);
+  free(keep_config);
+  return rc;
 }
 
 /* --- the document -------------------------------------------------------------------------------- */

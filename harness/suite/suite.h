@@ -176,6 +176,14 @@ void mxcts_suite_free(struct mxcts_suite *s);
  * to at least that many rounds. */
 int mxcts_suite_set_rounds(struct mxcts_suite *s, int rounds);
 
+/* Keep only the assertions whose "SUITE/ASSERTION" matches one of the
+ * fnmatch(3) patterns (a pattern without '/' keeps a whole suite; the
+ * --assertion option), and the configs they read; the suite's source
+ * document is narrowed the same way, so a plan carries the selection.  No
+ * patterns keep everything.  Returns how many assertions were kept (0: the
+ * suite is untouched and the caller drops it) or a negative status. */
+int mxcts_suite_select(struct mxcts_suite *s, const struct mxcts_strv *patterns);
+
 /* Whether a config runs the R timed (or untimed) rounds, and whether it gets
  * a structure run (--profile).  A config in an ordering always runs rounds;
  * one that only a structure assertion reads gets only the structure run. */

@@ -159,6 +159,16 @@ check-mocks:
 
 .PHONY: check-mocks
 
+# Mutation testing: the planted bugs of harness/tests/mutants.txt, each in
+# a --enable-mutants build of libmxref (BUILDDIR/mutants-build), each caught
+# by the assertions listed for it; prints the kill rate.  Not part of
+# `make check` (minutes).  MUTANTS="NAME ..." runs only those.
+check-mutants: all
+	$(SHELL) $(top_srcdir)/build-aux/check-mutants.sh $(abs_top_srcdir) $(abs_top_builddir) $(MUTANTS)
+
+.PHONY: check-mutants
+EXTRA_DIST += build-aux/check-mutants.sh harness/tests/mutants.txt
+
 # libFuzzer targets of the harness parsers (build-aux/run_fuzz.sh, `make fuzz`).
 EXTRA_DIST += harness/tests/fuzz_suite.c harness/tests/fuzz_result.c \
 	harness/tests/corpus harness/tests/data/fuzz_harness.dict

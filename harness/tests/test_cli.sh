@@ -1,8 +1,8 @@
 #!/bin/sh
 # The mxcts command line (TAP): help for every command, usage errors exit 2,
 # run/plan/judge/report exit 0 when everything passed, 1 on a failure and 3
-# when orderings stayed inconclusive (never 77 or 99), the shipped suites
-# list, plan + exec + judge --next-batch by hand reaching run's verdicts, GNU parallel fan-out through
+# when orderings stayed inconclusive (never 77 or 99), --assertion running
+# only the selected assertions and their configs, the shipped suites list, plan + exec + judge --next-batch by hand reaching run's verdicts, GNU parallel fan-out through
 # harness/cli/mxcts-parallel, and the reports of a run.  Uses the fake probe.
 # Run from the top build directory (as `make check` does); $srcdir is the
 # source tree.
@@ -36,7 +36,7 @@ sed -e 's/"FAKE_ID": "s",/"FAKE_ID": "s", "FAKE_BUSY_P": "1",/' -e 's/"cli"/"bus
     "$tmp/suites/cli.json" >"$tmp/busy/busy.json"
 
 echo "TAP version 13"
-echo "1..40"
+echo "1..43"
 status_is 0 "mxcts --help" $mxcts --help
 for c in run plan exec judge list report; do
     status_is 0 "mxcts $c --help" $mxcts $c --help
@@ -72,6 +72,12 @@ else
 fi
 status_is 1 "run with a failing ordering exits 1" $mxcts run --suites "$tmp/bad" --probe "$fake" --impl "$fake" \
     --seed 5 --out "$tmp/o2" --lock-file "$tmp/lock"
+status_is 0 "--assertion keeps the structure assertion only, so the failing ordering is not judged" \
+    $mxcts run --suites "$tmp/bad" --probe "$fake" --impl "$fake" --seed 5 --out "$tmp/o8" \
+    --lock-file "$tmp/lock" --assertion 'r?v/sha*' --tap "$tmp/o8.tap"
+ok "its TAP holds that one assertion, and only structure runs ran" sh -c "grep -q '^1..1\$' '$tmp/o8.tap' && grep -q '^ok 1 - rev/shape' '$tmp/o8.tap' && ls -d '$tmp'/o8/rev/*/profile >/dev/null && ! ls -d '$tmp'/o8/rev/*/r001 2>/dev/null"
+status_is 2 "--assertion matching nothing is a usage error" $mxcts run --suites "$tmp/bad" --probe "$fake" \
+    --impl "$fake" --seed 5 --out "$tmp/o9" --lock-file "$tmp/lock" --assertion 'rev/nothing'
 status_is 3 "run with an inconclusive ordering exits 3" $mxcts run --suites "$tmp/busy" --probe "$fake" --impl "$fake" \
     --seed 5 --out "$tmp/o7" --lock-file "$tmp/lock" --max-backoff 0 --tap "$tmp/o7.tap"
 ok "its TAP shows a skip, not a pass" sh -c "grep -q '^ok 1 - busy/order # SKIP inconclusive: ' '$tmp/o7.tap' && grep -q 'rounds_run: 19' '$tmp/o7.tap'"
@@ -107,5 +113,5 @@ else
     n=$((n + 1)); echo "ok $n - mxcts-parallel passes # SKIP GNU parallel not installed"
     n=$((n + 1)); echo "ok $n - mxcts-parallel fails # SKIP GNU parallel not installed"
 fi
-[ "$n" -eq 35 ] || echo "# ran $n tests, planned 35"
+[ "$n" -eq 43 ] || echo "# ran $n tests, planned 43"
 exit 0

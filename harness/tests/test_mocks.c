@@ -145,6 +145,7 @@ START_TEST(test_wrong_gradient_fails_numerics) {
   json_t *r = hu_run_opts(&o);
   expect_verdict(r, "numerics/every-op-matches-oracle", "fail");
   expect_verdict(r, "numerics/pooling-matches-oracle", "fail");
+  expect_verdict(r, "numerics/grad-req-add-matches-oracle", "fail");
   const char *detail = json_string_value(
       json_object_get(hu_assertion(r, "numerics/every-op-matches-oracle"), "detail"));
   ck_assert_msg(strstr(detail, "grad"), "the failure does not name a gradient: %s", detail);

@@ -635,6 +635,9 @@ START_TEST(test_fill) {
     for (int j = 0; j < i; j++) ck_assert_msg(fabs(a[i] - a[j]) >= 0.01 - 1e-6, "%g and %g", a[i], a[j]);
   }
   ck_assert(!sorted);
+  const struct mxcts_oracle_fill cst = {MXCTS_ORACLE_FILL_CONST, -1.5, -1.5};
+  mxcts_oracle_fill_values(&cst, a, 10, MXCTS_ORACLE_FLOAT32, &r1);
+  for (int i = 0; i < 10; i++) ck_assert(a[i] == -1.5);
 }
 END_TEST
 
@@ -697,10 +700,10 @@ START_TEST(test_case_table) {
 }
 END_TEST
 
-/* Every case prepares as it says and gives finite values on random inputs. */
-START_TEST(test_every_case_runs) {
-  for (int k = 0; k < mxcts_oracle_num_cases(); k++) {
-    const struct mxcts_oracle_case *cs = mxcts_oracle_case_at(k);
+/* Case cs prepares as it says and gives finite values on random inputs
+ * drawn from seed k. */
+static void check_case_runs(const struct mxcts_oracle_case *cs, uint64_t k) {
+  {
     struct mxcts_oracle_call c;
     struct mxcts_oracle_error err = {""};
     const char *keys[MXCTS_ORACLE_MAX_CASE_PARAMS];
@@ -709,13 +712,13 @@ START_TEST(test_every_case_runs) {
     ck_assert_msg(cs->grad_inputs >> cs->nin == 0, "%s/%s: grad_inputs", cs->op, cs->name);
     if (cs->random) {
       ck_assert_msg(st == MXCTS_ORACLE_ENOTSUP && cs->grad == MXCTS_ORACLE_GRAD_NONE, "%s/%s", cs->op, cs->name);
-      continue;
+      return;
     }
     ck_assert_msg(st == 0, "%s/%s: %s", cs->op, cs->name, err.msg);
     ck_assert_msg(c.grad == cs->grad, "%s/%s: grad %d, table says %d", cs->op, cs->name, c.grad, cs->grad);
-    ck_assert_msg((cs->grad == MXCTS_ORACLE_GRAD_NONE) == (cs->grad_inputs == 0), "%s/%s", cs->op, cs->name);
+    ck_assert_msg(cs->grad != MXCTS_ORACLE_GRAD_NONE || cs->grad_inputs == 0, "%s/%s", cs->op, cs->name);
     struct mxcts_oracle_rng r;
-    mxcts_oracle_rng_seed(&r, (uint64_t)k);
+    mxcts_oracle_rng_seed(&r, k);
     double *in[MXCTS_ORACLE_MAX_INPUTS] = {0}, *aux[2] = {0}, *auxo[2] = {0}, *out[4] = {0}, *head[4] = {0},
            *grad[MXCTS_ORACLE_MAX_INPUTS] = {0}, *mut[4] = {0};
     for (int i = 0; i < c.nin; i++) {
@@ -759,6 +762,57 @@ START_TEST(test_every_case_runs) {
     for (int j = 0; j < 2; j++) free(aux[j]), free(auxo[j]);
   }
 }
+
+/* Every case of the table runs. */
+START_TEST(test_every_case_runs) {
+  for (int k = 0; k < mxcts_oracle_num_cases(); k++) {
+    const struct mxcts_oracle_case *cs = mxcts_oracle_case_at(k);
+    ck_assert_msg(cs->random || (cs->grad == MXCTS_ORACLE_GRAD_NONE) == (cs->grad_inputs == 0), "%s/%s",
+                  cs->op, cs->name);
+    check_case_runs(cs, (uint64_t)k);
+  }
+}
+END_TEST
+
+/* The generated cases: each runs; together they hold ranks 1 to 4, size-1
+ * dimensions, negative axes, the temperature on a non-last axis, edge
+ * inputs (large magnitudes, constants), all-negative max pooling with
+ * padding; and a point out of range is no case. */
+START_TEST(test_generated_cases) {
+  struct mxcts_oracle_gen_case g;
+  int cases = 0, points = mxcts_oracle_num_gen_points(), fwd_only = 0;
+  bool rank[5] = {false}, size1 = false, neg_axis = false;
+  bool temp_first = false, large = false, neg_pool = false;
+  for (int i = 0; i < points; i++) {
+    if (!mxcts_oracle_gen_case_at(i, &g)) continue;
+    const struct mxcts_oracle_case *c = &g.c;
+    cases++;
+    ck_assert_ptr_eq(c->name, g.name);
+    ck_assert_str_eq(mxcts_oracle_canonical(c->op), c->op);
+    check_case_runs(c, (uint64_t)i);
+    const struct mxcts_oracle_shape *s = &c->in_shapes[0];
+    rank[s->ndim < 5 ? s->ndim : 0] = true;
+    for (int d = 0; d < s->ndim; d++) size1 = size1 || s->dim[d] == 1;
+    fwd_only += c->grad_inputs == 0;
+    bool has_temp = false, axis0 = false, max = !strcmp(c->op, "Pooling"), pad = false;
+    for (int k = 0; k < MXCTS_ORACLE_MAX_CASE_PARAMS && c->params[k].key; k++) {
+      const char *key = c->params[k].key, *val = c->params[k].val;
+      neg_axis = neg_axis || (!strcmp(key, "axis") && val[0] == '-');
+      has_temp = has_temp || !strcmp(key, "temperature");
+      axis0 = axis0 || (!strcmp(key, "axis") && !strcmp(val, "0"));
+      max = max && !(!strcmp(key, "pool_type") && strcmp(val, "max"));
+      pad = pad || (!strcmp(key, "pad") && strchr(val, '1'));
+    }
+    temp_first = temp_first || (has_temp && axis0 && s->ndim > 1);
+    large = large || (c->in_fill[0].lo >= 998 || c->in_fill[0].hi <= -998);
+    neg_pool = neg_pool || (max && pad && c->in_fill[0].hi < 0);
+  }
+  ck_assert_int_ge(cases, 700);
+  ck_assert(fwd_only > 0 && fwd_only < cases);
+  ck_assert(rank[1] && rank[2] && rank[3] && rank[4] && size1 && neg_axis);
+  ck_assert(temp_first && large && neg_pool);
+  ck_assert(!mxcts_oracle_gen_case_at(points, &g) && !mxcts_oracle_gen_case_at(-1, &g));
+}
 END_TEST
 
 int main(void) {
@@ -789,6 +843,7 @@ int main(void) {
   TCase *table = tcase_create("table");
   tcase_add_test(table, test_case_table);
   tcase_add_test(table, test_every_case_runs);
+  tcase_add_test(table, test_generated_cases);
   suite_add_tcase(s, table);
   return mxr_test_run(s);
 }

@@ -265,6 +265,43 @@ START_TEST(test_files) {
 }
 END_TEST
 
+/* --assertion: the matching assertions stay with the configs they read,
+ * in the parsed suite and in its source document. */
+START_TEST(test_select) {
+  struct mxcts_suite s;
+  struct mxcts_strv pats = {0};
+  ck_assert(parse_text(valid, "demo.json", &s) == 0);
+  mxcts_strv_push(&pats, "demo/c");
+  ck_assert_int_eq(mxcts_suite_select(&s, &pats), 1);
+  ck_assert_int_eq(s.nasserts, 1);
+  ck_assert_str_eq(s.asserts[0].id, "c");
+  ck_assert_int_eq(s.nconfigs, 1);
+  ck_assert_str_eq(s.configs[0].id, "s7");
+  ck_assert_int_eq(s.asserts[0].configs[0], 0);
+  ck_assert_int_eq(json_array_size(json_object_get(s.source, "configs")), 1);
+  ck_assert_int_eq(json_array_size(json_object_get(s.source, "assertions")), 1);
+  ck_assert(!s.timed); /* no ordering left */
+  mxcts_suite_free(&s);
+  mxcts_strv_free(&pats);
+  ck_assert(parse_text(valid, "demo.json", &s) == 0);
+  mxcts_strv_push(&pats, "other");
+  mxcts_strv_push(&pats, "d?mo/[os]");
+  ck_assert_int_eq(mxcts_suite_select(&s, &pats), 2);
+  ck_assert_int_eq(s.nasserts, 2);
+  ck_assert_int_eq(s.nconfigs, 3);
+  ck_assert(s.timed);
+  mxcts_suite_free(&s);
+  mxcts_strv_free(&pats);
+  ck_assert(parse_text(valid, "demo.json", &s) == 0);
+  mxcts_strv_push(&pats, "demo/none*");
+  ck_assert_int_eq(mxcts_suite_select(&s, &pats), 0); /* nothing: untouched */
+  ck_assert_int_eq(s.nasserts, 3);
+  mxcts_strv_free(&pats);
+  ck_assert_int_eq(mxcts_suite_select(&s, &pats), 3); /* no patterns: everything */
+  mxcts_suite_free(&s);
+}
+END_TEST
+
 /* Every shipped suite parses, names its file, and reads every config. */
 START_TEST(test_shipped_suites) {
   struct mxcts_suite *all;
@@ -287,6 +324,7 @@ int main(void) {
   tcase_add_test(tc, test_malformed_suites);
   tcase_add_test(tc, test_files);
   tcase_add_test(tc, test_shipped_suites);
+  tcase_add_test(tc, test_select);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/mutant.h"
 #include "engine/engine_internal.h"
 
 struct bulk_item {
@@ -198,7 +199,7 @@ int mxr__bulk_try_append(mxr_engine *eng, const struct mxr_push *r) {
     return st;
   }
   atomic_fetch_add_explicit(&eng->ops_bulked, 1, memory_order_relaxed);
-  if (tls.count >= tls.size) st = flush_tls();
+  if (tls.count >= tls.size + MXR_MUTANT("bulk-size-off-by-one")) st = flush_tls();
   return st ? st : 1;
 }
 
@@ -211,14 +212,16 @@ void mxr__bulk_forget(mxr_engine *eng) {
 }
 
 int mxr_engine_set_bulk_size(mxr_engine *eng, int size) {
-  if (!eng || eng->opts.type == MXR_ENGINE_NAIVE) return 0; /* the naive engine never bulks */
+  /* the naive engine never bulks */
+  if (!eng || (eng->opts.type == MXR_ENGINE_NAIVE && !MXR_MUTANT("naive-bulks"))) return 0;
+  if (MXR_MUTANT("threaded-never-bulks") && eng->opts.type == MXR_ENGINE_THREADED) return 0;
   if (size < 0) size = 0;
   /* A failing flush of another engine's bulk cannot be reported to it. */
   (void)bind_engine(eng);
   int old = tls.size;
   tls.size = size;
   if (tls.count >= tls.size) defer_error(flush_tls());
-  return old;
+  return MXR_MUTANT("set-bulk-size-returns-new") ? size : old;
 }
 
 int mxr_engine_bulk_size(const mxr_engine *eng) {

@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 
+#include "common/mutant.h"
 #include "engine/engine_internal.h"
 
 int mxr__var_create(struct mxr_engine *eng, mxr_var **out) {
@@ -31,12 +32,23 @@ void mxr__var_destroy(mxr_var *var) {
   free(var);
 }
 
+/* Whether `l` must wait for the reads that run (a write must). */
+static bool waits_for_reads(const struct dep_link *l) {
+  if (MXR_MUTANT("write-after-read-dropped")) return false;
+  return l->write || MXR_MUTANT("reads-exclusive");
+}
+
+/* Whether `l` must wait for the write that runs (every op must). */
+static bool waits_for_write(const struct dep_link *l) {
+  return l->write || !MXR_MUTANT("read-after-write-dropped");
+}
+
 bool mxr__var_append(mxr_var *var, struct dep_link *link) {
   bool granted = false;
   link->next = NULL;
   mxr_mutex_lock(&var->mu);
-  if (var->head == NULL && !var->active_write &&
-      (!link->write || var->active_reads == 0)) {
+  if (var->head == NULL && !(var->active_write && waits_for_write(link)) &&
+      !(waits_for_reads(link) && var->active_reads > 0)) {
     granted = true;
     if (link->write)
       var->active_write = true;
@@ -83,7 +95,7 @@ static void ready_add(ready_list *r, struct opr *op) {
 static void grant_waiting(mxr_var *var, ready_list *ready) {
   while (var->head && !var->active_write) {
     struct dep_link *l = var->head;
-    if (l->write && var->active_reads > 0) break;
+    if (waits_for_reads(l) && var->active_reads > 0) break;
     var->head = l->next;
     if (!var->head) var->tail = NULL;
     if (l->write)
@@ -127,7 +139,7 @@ bool mxr__var_complete(mxr_var *var, bool write, struct eng_error *op_err,
 
 bool mxr__var_ready_to_read(mxr_var *var) {
   mxr_mutex_lock(&var->mu);
-  bool ready = var->head == NULL && !var->active_write;
+  bool ready = var->head == NULL && (!var->active_write || MXR_MUTANT("wait-to-read-early"));
   mxr_mutex_unlock(&var->mu);
   return ready;
 }

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mutant.h"
 #include "common/threads.h"
 #include "imperative/imperative_internal.h"
 #include "mxref/config.h"
@@ -66,7 +67,8 @@ static int parse_flag(mxr_cached_op *c, const char *key, const char *val) {
     long v = strtol(val, &end, 10);
     if (end == val || *end || v < 0 || v > 1000000000)
       return mxr_set_error(MXR_EINVAL, "cached op: flag %s='%s' is not a count", key, val);
-    if (key[0] == 'f') c->forward_bulk_size = (int)v;
+    if (MXR_MUTANT("cachedop-flags-ignored")) return 0;
+    if ((key[0] == 'f') != MXR_MUTANT("cachedop-flags-swapped")) c->forward_bulk_size = (int)v;
     else c->backward_bulk_size = (int)v;
     return 0;
   }
