@@ -33,8 +33,14 @@
   X(MXSetProfilerConfig) X(MXSetProfilerState) X(MXDumpProfile) X(MXGetGPUCount)
 
 /* X(name): functions used when present. */
-#define MXCTS_CAPI_OPTIONAL(X) \
-  X(MXLibInfoFeatures) X(MXNDArrayGetData) X(MXNDArrayWaitToWrite) X(MXNDArrayGetDType)
+#define MXCTS_CAPI_OPTIONAL(X)                                                               \
+  X(MXLibInfoFeatures) X(MXNDArrayGetData) X(MXNDArrayWaitToWrite) X(MXNDArrayGetDType)   \
+  X(MXSymbolCreateFromJSON) X(MXSymbolListAuxiliaryStates) X(MXNDArrayLoad)
+
+/* MXNet 1.9.1's MXNDArrayLoad, which libmxref does not export: the arrays
+ * and names of a .params file, in buffers the library owns. */
+int MXNDArrayLoad(const char *fname, uint32_t *out_size, NDArrayHandle **out_arr,
+                  uint32_t *out_name_size, const char ***out_names);
 
 struct mxcts_capi {
   void *lib;
@@ -114,6 +120,25 @@ int mxcts__probe_new_vector(struct probe *p, int len, const float *data, NDArray
 int mxcts__probe_invoke1(struct probe *p, const char *opname, int nin, NDArrayHandle *in, int nkv, const char **k,
                          const char **v, NDArrayHandle *out);
 
+/* A .params file (MXNet's NDArray list) read by the probe
+ * (probe_params_file.c).  `data` points into `bytes`; both live until
+ * mxcts__param_file_free. */
+struct mxcts__param_array {
+  char *name; /* "arg:NAME" or "aux:NAME" */
+  int ndim;
+  int64_t shape[8], size;
+  const float *data;
+};
+struct mxcts__param_file {
+  char *bytes;
+  int n;
+  struct mxcts__param_array *arrays;
+};
+/* 0, or -1 with a message in err naming the file, the byte offset and
+ * what was wrong there. */
+int mxcts__param_file_read(const char *path, struct mxcts__param_file *f, char *err, size_t errlen);
+void mxcts__param_file_free(struct mxcts__param_file *f);
+
 /* Monotonic time in milliseconds (mxcts_now). */
 double mxcts__probe_now_ms(void);
 /* CPU seconds this process (all its threads) has used (getrusage). */
@@ -130,6 +155,7 @@ int mxcts__probe_numerics(struct probe *p);
 int mxcts__probe_parity(struct probe *p); /* cpu(0) against gpu(0), same cases */
 int mxcts__probe_profiler_autostart(struct probe *p);
 int mxcts__probe_knobs(struct probe *p); /* C API knobs (probe_knobs.c) */
+int mxcts__probe_network_inference(struct probe *p); /* probe_network.c */
 
 /* engine_random's direct checks (probe_waits.c), on vars no other op uses:
  * WaitToRead / WaitToWrite of `a` return after the ops on it have ended;
