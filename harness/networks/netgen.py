@@ -327,13 +327,15 @@ def resnet(units):
     return build
 
 
-NETWORKS = {  # name: (builder, image size of benchmark_score.py)
-    "alexnet": (alexnet, 224),
-    "vgg-16": (vgg16, 224),
-    "inception-bn": (inception_bn, 224),
-    "inception-v3": (inception_v3, 299),
-    "resnet-50": (resnet((3, 4, 6, 3)), 224),
-    "resnet-152": (resnet((3, 8, 36, 3)), 224),
+# name: (builder, image size of benchmark_score.py, classifier gain: logits
+# with a standard deviation of about 2 on the seeded weights)
+NETWORKS = {
+    "alexnet": (alexnet, 224, 8),
+    "vgg-16": (vgg16, 224, 32),
+    "inception-bn": (inception_bn, 224, 32),
+    "inception-v3": (inception_v3, 299, 32),
+    "resnet-50": (resnet((3, 4, 6, 3)), 224, 32),
+    "resnet-152": (resnet((3, 8, 36, 3)), 224, 32),
 }
 
 
@@ -353,12 +355,18 @@ def fan_in(shape):
     return max(1, math.prod(shape[1:]))
 
 
-def value_range(key, shape):
+CLASSIFIERS = ("fc1", "fc8")  # the last FullyConnected of each network
+
+
+def value_range(key, shape, gain):
     """(m, positive): values are uniform in [m, 2m), with a random sign
-    unless positive.  He-like scale for weights; BatchNorm near identity."""
+    unless positive.  He scale for weights, `gain` times LeCun scale for the
+    classifier (so the logits spread and softmax is not flat); BatchNorm
+    near identity."""
     name = key.split(":", 1)[1]
     if name.endswith("_weight"):
-        target = math.sqrt((1.0 if name.startswith("fc") else 2.0) / fan_in(shape))
+        classifier = name[:-len("_weight")] in CLASSIFIERS
+        target = (gain if classifier else math.sqrt(2.0)) / math.sqrt(fan_in(shape))
         return 2.0 ** math.floor(math.log2(target / 1.53)), False
     if name.endswith("_moving_var"):
         return 1.0, True
@@ -367,11 +375,11 @@ def value_range(key, shape):
     return 2.0 ** -5, False  # biases, betas, moving means
 
 
-def seeded_floats(seed, key, shape):
+def seeded_floats(seed, key, shape, gain):
     """float32 bytes: random mantissa and sign under a fixed exponent, made
     with whole-buffer integer operations (fast without numpy)."""
     n = math.prod(shape)
-    m, positive = value_range(key, shape)
+    m, positive = value_range(key, shape, gain)
     rng = random.Random(seed * 1000003 + zlib.crc32(key.encode()))
     bits = int.from_bytes(rng.randbytes(4 * n), "little")
     keep = (0x007FFFFF if positive else 0x807FFFFF).to_bytes(4, "little") * n
@@ -380,7 +388,7 @@ def seeded_floats(seed, key, shape):
     return bits.to_bytes(4 * n, "little")
 
 
-def write_params(path, params, seed):
+def write_params(path, params, seed, gain):
     """MXNet's NDArray list file (NDArray::Save, ndarray.cc): magic,
     reserved, the arrays, then their names."""
     with open(path, "wb") as f:
@@ -389,7 +397,7 @@ def write_params(path, params, seed):
             f.write(struct.pack("<Ii", NDARRAY_V2_MAGIC, 0))  # magic, default storage
             f.write(struct.pack("<i%dq" % len(shape), len(shape), *shape))
             f.write(struct.pack("<iii", CPU, 0, FLOAT32))     # context, dtype
-            f.write(seeded_floats(seed, key, shape))
+            f.write(seeded_floats(seed, key, shape, gain))
         f.write(struct.pack("<Q", len(params)))
         for key, _ in params:
             f.write(struct.pack("<Q", len(key)) + key.encode())
@@ -405,12 +413,12 @@ def main():
     ap.add_argument("--list", action="store_true", help="print the networks and their image sizes")
     a = ap.parse_args()
     if a.list:
-        for name, (_, image) in NETWORKS.items():
+        for name, (_, image, _) in NETWORKS.items():
             print(name, image)
         return 0
     if not a.net:
         ap.error("--net is required")
-    image = a.image or NETWORKS.get(a.net, (None, 0))[1]
+    image = a.image or NETWORKS.get(a.net, (None, 0, 1))[1]
     try:
         g, out = build(a.net, image, a.classes)
     except NetError as e:
@@ -420,7 +428,7 @@ def main():
     try:
         with open(prefix + "-symbol.json", "w") as f:
             f.write(g.to_json(out))
-        write_params(prefix + "-0000.params", g.params, a.seed)
+        write_params(prefix + "-0000.params", g.params, a.seed, NETWORKS[a.net][2])
     except OSError as e:
         print("netgen: %s" % e, file=sys.stderr)
         return 1
