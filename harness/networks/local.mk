@@ -10,7 +10,10 @@ PYTHON3 = python3
 NETGEN = $(top_srcdir)/harness/networks/netgen.py
 NETWORK_NAMES = alexnet vgg-16 inception-bn inception-v3 resnet-50 resnet-152
 EXTRA_DIST += harness/networks/netgen.py harness/networks/benchmark_table.py \
-	harness/networks/reference
+	harness/networks/reference harness/networks/test_networks.sh
+
+# netgen.py and the workload's errors, on a small network (about 5 s).
+TESTS += harness/networks/test_networks.sh
 
 # NET-IMAGE.stamp: both files of NET at IMAGE.
 harness/networks/%.stamp: $(NETGEN)
