@@ -37,11 +37,6 @@
   X(MXLibInfoFeatures) X(MXNDArrayGetData) X(MXNDArrayWaitToWrite) X(MXNDArrayGetDType)   \
   X(MXSymbolCreateFromJSON) X(MXSymbolListAuxiliaryStates) X(MXNDArrayLoad)
 
-/* MXNet 1.9.1's MXNDArrayLoad, which libmxref does not export: the arrays
- * and names of a .params file, in buffers the library owns. */
-int MXNDArrayLoad(const char *fname, uint32_t *out_size, NDArrayHandle **out_arr,
-                  uint32_t *out_name_size, const char ***out_names);
-
 struct mxcts_capi {
   void *lib;
 #define MXCTS_CAPI_FIELD(name) __typeof__(name) *name;

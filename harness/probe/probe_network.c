@@ -9,7 +9,7 @@
  * outputs compare with a reference file), dir (the files; default
  * "networks" beside the probe), loader (auto: the implementation's
  * MXNDArrayLoad when it exports one, else the probe's reader; probe;
- * impl), reference (a reference result file, in dir unless absolute),
+ * impl: one of the two), reference (a reference result file, in dir unless absolute),
  * save_reference (write this run's outputs as one).
  *
  * Result: timing.iterations are the wall time of one forward pass at every
