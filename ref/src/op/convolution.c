@@ -4,8 +4,10 @@
  * own.  Pooling is in pooling.c; the helpers both use in conv_common.h.
  *
  * Convolution lowers each image to a column matrix (im2col) and multiplies
- * it per group with the weights through BLAS; the data gradient goes back
- * through col2im.  Channel-last layouts (NHWC, NDHWC) are accepted by the
+ * it per group with the weights through BLAS; the forward puts the columns
+ * of several images side by side into one product where they fit in
+ * CONV_BATCH_BYTES (conv_batch).  The data gradient goes back through
+ * col2im.  Channel-last layouts (NHWC, NDHWC) are accepted by the
  * parser and by shape inference, as MXNet accepts them, but the CPU kernel
  * rejects them, as MXNet's does.
  *
