@@ -10,7 +10,7 @@ per network and batch size) for several implementations, side by side.
 
 For each network (written by netgen.py into DIR when missing) it runs one
 mxcts-probe process per implementation (workload network_inference, all
-batch sizes in one process), in turn, one at a time.  The first
+batch sizes in one process), in turn, one at a time, printing each network's rows when it is done.  The first
 implementation's outputs become the reference of the others, so the table
 also shows how far each one's outputs are from the first's (max |diff| /
 max |ref|).  Each library's own folder goes first on LD_LIBRARY_PATH (the
@@ -93,23 +93,27 @@ def cell(r, key, fmt):
     return fmt % v if v is not None else "-"
 
 
-def table(a, impls, rows):
+def table_head(impls):
     names = [n for n, _ in impls]
     head = ["network", "image", "batch"] + ["%s img/s" % n for n in names]
     head += ["%s / %s" % (n, names[0]) for n in names[1:]] + ["%s max rel diff" % n for n in names[1:]]
     head += ["%s peak RSS MB" % n for n in names]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for net, image, results in rows:
-        for b in a.batches.split(","):
-            key = "b%s_img_s" % b
-            speeds = [results[n].get("metrics", {}).get(key) if results[n].get("status") == "ok" else None
-                      for n in names]
-            c = [net, str(image), b] + [cell(results[n], key, "%.1f") for n in names]
-            c += ["%.2f" % (s / speeds[0]) if s and speeds[0] else "-" for s in speeds[1:]]
-            c += [cell(results[n], "b%s_max_rel_diff" % b, "%.2g") for n in names[1:]]
-            c += ["%.0f" % (results[n]["peak_rss_kb"] / 1024) if results[n].get("peak_rss_kb") else "-"
+    return "| " + " | ".join(head) + " |\n|" + "---|" * len(head)
+
+
+def table_rows(a, impls, net, image, results):
+    names = [n for n, _ in impls]
+    lines = []
+    for b in a.batches.split(","):
+        key = "b%s_img_s" % b
+        speeds = [results[n].get("metrics", {}).get(key) if results[n].get("status") == "ok" else None
                   for n in names]
-            lines.append("| " + " | ".join(c) + " |")
+        c = [net, str(image), b] + [cell(results[n], key, "%.1f") for n in names]
+        c += ["%.2f" % (s / speeds[0]) if s and speeds[0] else "-" for s in speeds[1:]]
+        c += [cell(results[n], "b%s_max_rel_diff" % b, "%.2g") for n in names[1:]]
+        c += ["%.0f" % (results[n]["peak_rss_kb"] / 1024) if results[n].get("peak_rss_kb") else "-"
+              for n in names]
+        lines.append("| " + " | ".join(c) + " |")
     return "\n".join(lines)
 
 
@@ -118,6 +122,7 @@ def main():
     os.makedirs(a.dir, exist_ok=True)
     sizes = native_sizes()
     rows, failed = [], False
+    print(table_head(impls), flush=True)
     for net in a.nets.split(","):
         if net not in sizes:
             print("benchmark_table: unknown network '%s' (known: %s)" % (net, ", ".join(sizes)), file=sys.stderr)
@@ -133,8 +138,7 @@ def main():
                 print("benchmark_table: %s on %s: %s" % (name, net, r.get("error")), file=sys.stderr)
             results[name] = r
         rows.append((net, image, results))
-        print("benchmark_table: %s done" % net, file=sys.stderr)
-    print(table(a, impls, rows))
+        print(table_rows(a, impls, net, image, results), flush=True)
     if a.json:
         with open(a.json, "w") as f:
             json.dump([{"net": n, "image": i, "results": {k: {"status": v.get("status"), "metrics": v.get("metrics"),

@@ -3,7 +3,8 @@
 # netgen's errors and its deterministic output; a small network (Inception-BN
 # at 32x32, 10 classes) bound and run at two batch sizes with finite outputs
 # and positive speeds; its own outputs as a reference agree exactly, a
-# perturbed reference fails; a truncated or corrupt .params file, an unknown
+# perturbed reference fails; libmxref's MXNDArrayLoad and the probe's reader
+# give the same outputs; a truncated or corrupt .params file (both loaders), an unknown
 # op in the symbol JSON, a missing file and a bad batch list end the workload
 # with status error and a message naming what was wrong.  Run from the top
 # build directory (as `make check` does).
@@ -42,7 +43,7 @@ is() { got=$(field "$1" "$2") && [ "$got" = "$3" ] || { echo "$2 = $got, want $3
 error_names() { is "$1" "r['status']" error && field "$1" "r['error']" | grep -F -- "$2"; }
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..17"
 ok "netgen lists the six networks" sh -c "python3 '$netgen' --list | wc -l | grep -qx 6"
 # fails_naming TEXT COMMAND...: the command exits 1 and its stderr holds TEXT.
 fails_naming() {
@@ -63,9 +64,9 @@ ok "another seed gives other weights" sh -c "python3 '$netgen' --net inception-b
     ! cmp -s '$tmp/a/inception-bn-32-0000.params' '$tmp/c/inception-bn-32-0000.params'"
 
 run_probe "$tmp/r1.json" --param save_reference="$tmp/ref.json" >/dev/null 2>&1
-ok "the network runs at batches 1 and 2 with finite outputs" is "$tmp/r1.json" \
-    "[r['status'], r['values']['output_b1']['n'], r['values']['output_b2']['n'], r['values']['output_b1']['finite'], r['values']['output_b2']['finite'], r['metrics']['b1_img_s'] > 0, r['metrics']['b2_img_s'] > 0]" \
-    "['ok', 10, 20, True, True, True, True]"
+ok "the network runs at batches 1 and 2 with finite outputs, weights through MXNDArrayLoad" is "$tmp/r1.json" \
+    "[r['status'], r['loader'], r['values']['output_b1']['n'], r['values']['output_b2']['n'], r['values']['output_b1']['finite'], r['values']['output_b2']['finite'], r['metrics']['b1_img_s'] > 0, r['metrics']['b2_img_s'] > 0]" \
+    "['ok', 'MXNDArrayLoad', 10, 20, True, True, True, True]"
 run_probe "$tmp/r2.json" --param reference="$tmp/ref.json" >/dev/null 2>&1
 ok "its own outputs as a reference agree exactly" is "$tmp/r2.json" \
     "[(c['name'], c['pass']) for c in r['checks']] + [r['metrics']['b1_max_rel_diff'], r['metrics']['b2_max_rel_diff']]" \
@@ -85,13 +86,23 @@ ok "a reference 1 % off in one value fails that batch only" is "$tmp/r3.json" \
 params="$tmp/a/inception-bn-32-0000.params"
 cp "$params" "$tmp/whole.params"
 head -c 5000 "$tmp/whole.params" >"$params"
-run_probe "$tmp/r4.json" >/dev/null 2>&1
-ok "a truncated .params file is an error naming the file and offset" error_names "$tmp/r4.json" "$params: byte "
+for loader in probe impl; do
+    run_probe "$tmp/r4.json" --param loader=$loader >/dev/null 2>&1
+    ok "a truncated .params file is an error naming the file and offset (loader=$loader)" \
+        error_names "$tmp/r4.json" "$params: byte "
+done
 cp "$tmp/whole.params" "$params"
 printf '\377' | dd of="$params" bs=1 seek=24 conv=notrunc 2>/dev/null
-run_probe "$tmp/r5.json" >/dev/null 2>&1
-ok "a corrupt array magic is an error naming it" error_names "$tmp/r5.json" "byte 28: array magic"
+run_probe "$tmp/r5.json" --param loader=probe >/dev/null 2>&1
+ok "a corrupt array magic is an error naming it (the probe's reader)" error_names "$tmp/r5.json" "byte 28: array magic"
+run_probe "$tmp/r5.json" --param loader=impl >/dev/null 2>&1
+ok "a corrupt array magic is an error naming it (libmxref's MXNDArrayLoad)" \
+    error_names "$tmp/r5.json" "byte 28: not an NDArray magic number"
 cp "$tmp/whole.params" "$params"
+run_probe "$tmp/r1p.json" --param loader=probe >/dev/null 2>&1
+digests="[v['digest'] for v in r['values'].values()]"
+ok "libmxref's MXNDArrayLoad and the probe's reader give the same outputs" \
+    is "$tmp/r1p.json" "r['loader'], $digests" "$(field "$tmp/r1.json" "'probe', $digests")"
 sym="$tmp/a/inception-bn-32-symbol.json"
 sed 's/"op": "Concat"/"op": "Konkat"/' "$sym" >"$tmp/sym" && cp "$sym" "$tmp/whole.json" && cp "$tmp/sym" "$sym"
 run_probe "$tmp/r6.json" >/dev/null 2>&1
