@@ -375,17 +375,25 @@ def value_range(key, shape, gain):
     return 2.0 ** -5, False  # biases, betas, moving means
 
 
+CHUNK = 1 << 24  # floats per randbytes call (its bit count must fit a C int)
+
+
 def seeded_floats(seed, key, shape, gain):
     """float32 bytes: random mantissa and sign under a fixed exponent, made
-    with whole-buffer integer operations (fast without numpy)."""
-    n = math.prod(shape)
+    with whole-buffer integer operations (fast without numpy).  randbytes
+    draws whole 32-bit words in order, so chunks give the same stream."""
     m, positive = value_range(key, shape, gain)
     rng = random.Random(seed * 1000003 + zlib.crc32(key.encode()))
-    bits = int.from_bytes(rng.randbytes(4 * n), "little")
-    keep = (0x007FFFFF if positive else 0x807FFFFF).to_bytes(4, "little") * n
-    exp = ((127 + int(math.log2(m))) << 23).to_bytes(4, "little") * n
-    bits = (bits & int.from_bytes(keep, "little")) | int.from_bytes(exp, "little")
-    return bits.to_bytes(4 * n, "little")
+    keep = (0x007FFFFF if positive else 0x807FFFFF).to_bytes(4, "little")
+    exp = ((127 + int(math.log2(m))) << 23).to_bytes(4, "little")
+    out, left = [], math.prod(shape)
+    while left:
+        n = min(left, CHUNK)
+        bits = int.from_bytes(rng.randbytes(4 * n), "little")
+        bits = (bits & int.from_bytes(keep * n, "little")) | int.from_bytes(exp * n, "little")
+        out.append(bits.to_bytes(4 * n, "little"))
+        left -= n
+    return b"".join(out)
 
 
 def write_params(path, params, seed, gain):
