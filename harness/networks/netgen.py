@@ -16,6 +16,7 @@ FullyConnected, Dropout and SoftmaxOutput (docs/networks.md).
 import argparse
 import json
 import math
+import os
 import random
 import struct
 import sys
@@ -398,8 +399,9 @@ def seeded_floats(seed, key, shape, gain):
 
 def write_params(path, params, seed, gain):
     """MXNet's NDArray list file (NDArray::Save, ndarray.cc): magic,
-    reserved, the arrays, then their names."""
-    with open(path, "wb") as f:
+    reserved, the arrays, then their names.  Written under a temporary
+    name and renamed, so a failure never leaves a partial file."""
+    with open(path + ".tmp", "wb") as f:
         f.write(struct.pack("<QQQ", ND_LIST_MAGIC, 0, len(params)))
         for key, shape in params:
             f.write(struct.pack("<Ii", NDARRAY_V2_MAGIC, 0))  # magic, default storage
@@ -409,6 +411,7 @@ def write_params(path, params, seed, gain):
         f.write(struct.pack("<Q", len(params)))
         for key, _ in params:
             f.write(struct.pack("<Q", len(key)) + key.encode())
+    os.replace(path + ".tmp", path)
 
 
 def main():
