@@ -6,6 +6,7 @@
 suitesdir = $(pkgdatadir)/suites
 dist_suites_DATA = \
 	suites/async.json \
+	suites/benchmark-score.json \
 	suites/bulking-cachedop.json \
 	suites/bulking-imperative.json \
 	suites/bulking-inference.json \

@@ -29,6 +29,10 @@ static const char *const autostart[] = {BASE, NDARRAY, SYMBOL, EXECUTOR, NULL};
 static const char *const knobs[] = {BASE, NDARRAY, SYMBOL, EXECUTOR, AUTOGRAD, PROFILER, "MXImperativeInvokeEx",
                                     "MXEngineSetBulkSize", NULL};
 static const char *const gpu_count[] = {BASE, "MXGetGPUCount", NULL};
+/* MXNDArrayLoad is optional: without it the probe reads the .params file */
+static const char *const network[] = {BASE, NDARRAY, EXECUTOR, "MXSymbolCreateFromJSON", "MXSymbolFree",
+                                      "MXSymbolListArguments", "MXSymbolListAuxiliaryStates",
+                                      "MXNDArrayGetShapeEx|MXNDArrayGetShape", NULL};
 /* the pass markers: a var-less op through either push call */
 static const char *const profile[] = {PROFILER, "MXNDArrayWaitAll", "MXEnginePushSyncND|MXEnginePushSync", NULL};
 
@@ -41,7 +45,7 @@ static const struct {
     {"engine_random", engine},         {"async_dot", async_dot},
     {"numerics", numerics},            {"parity", numerics},
     {"profiler_autostart", autostart}, {"knobs", knobs},
-    {"gpu_count", gpu_count},
+    {"gpu_count", gpu_count},          {"network_inference", network},
 };
 
 const char *const *mxcts_workload_needs(const char *name) {

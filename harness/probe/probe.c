@@ -303,6 +303,7 @@ static const struct workload workloads[] = {
     {"parity", mxcts__probe_parity},
     {"profiler_autostart", mxcts__probe_profiler_autostart},
     {"knobs", mxcts__probe_knobs},
+    {"network_inference", mxcts__probe_network_inference},
     {"gpu_count", gpu_count},
 };
 #define NUM_WORKLOADS ((int)(sizeof workloads / sizeof workloads[0]))

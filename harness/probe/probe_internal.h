@@ -23,7 +23,8 @@
  * resolved when the library exports it and NULL otherwise; a workload runs
  * only when the library has every function it needs (common/capi_needs.h),
  * and checks the optional ones (MXLibInfoFeatures, MXNDArrayGetData,
- * MXNDArrayWaitToWrite, MXNDArrayGetDType) before calling them. */
+ * MXNDArrayWaitToWrite, MXNDArrayGetDType, MXNDArrayLoad) before calling
+ * them. */
 #define MXCTS_CAPI_FUNCTIONS(X)                                                                \
   X(MXGetLastError) X(MXGetVersion) X(MXNotifyShutdown) X(MXRandomSeed)                     \
   X(MXEngineSetBulkSize) X(MXEnginePushSyncND) X(MXNDArrayCreateEx) X(MXNDArrayFree)         \
@@ -35,7 +36,8 @@
   X(MXAutogradSetIsRecording) X(MXAutogradSetIsTraining) X(MXAutogradMarkVariables)          \
   X(MXAutogradBackwardEx) X(MXCreateCachedOpEx) X(MXInvokeCachedOpEx) X(MXFreeCachedOp)      \
   X(MXSetProfilerConfig) X(MXSetProfilerState) X(MXDumpProfile) X(MXGetGPUCount)             \
-  X(MXLibInfoFeatures) X(MXNDArrayGetData) X(MXNDArrayWaitToWrite) X(MXNDArrayGetDType)
+  X(MXLibInfoFeatures) X(MXNDArrayGetData) X(MXNDArrayWaitToWrite) X(MXNDArrayGetDType)      \
+  X(MXSymbolCreateFromJSON) X(MXSymbolListAuxiliaryStates) X(MXNDArrayLoad)
 
 /* Older entry points that 1.9.1 still has but libmxref does not declare,
  * with the prototypes of every release from 1.4.1 on (docs/c-api.md, "Older
@@ -136,6 +138,25 @@ int mxcts__probe_new_vector(struct probe *p, int len, const float *data, NDArray
 int mxcts__probe_invoke1(struct probe *p, const char *opname, int nin, NDArrayHandle *in, int nkv, const char **k,
                          const char **v, NDArrayHandle *out);
 
+/* A .params file (MXNet's NDArray list) read by the probe
+ * (probe_params_file.c).  `data` points into `bytes`; both live until
+ * mxcts__param_file_free. */
+struct mxcts__param_array {
+  char *name; /* "arg:NAME" or "aux:NAME" */
+  int ndim;
+  int64_t shape[8], size;
+  const float *data;
+};
+struct mxcts__param_file {
+  char *bytes;
+  int n;
+  struct mxcts__param_array *arrays;
+};
+/* 0, or -1 with a message in err naming the file, the byte offset and
+ * what was wrong there. */
+int mxcts__param_file_read(const char *path, struct mxcts__param_file *f, char *err, size_t errlen);
+void mxcts__param_file_free(struct mxcts__param_file *f);
+
 /* Monotonic time in milliseconds (mxcts_now). */
 double mxcts__probe_now_ms(void);
 /* CPU seconds this process (all its threads) has used (getrusage). */
@@ -152,6 +173,7 @@ int mxcts__probe_numerics(struct probe *p);
 int mxcts__probe_parity(struct probe *p); /* cpu(0) against gpu(0), same cases */
 int mxcts__probe_profiler_autostart(struct probe *p);
 int mxcts__probe_knobs(struct probe *p); /* C API knobs (probe_knobs.c) */
+int mxcts__probe_network_inference(struct probe *p); /* probe_network.c */
 
 /* engine_random's direct checks (probe_waits.c), on vars no other op uses:
  * WaitToRead / WaitToWrite of `a` return after the ops on it have ended;

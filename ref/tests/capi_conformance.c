@@ -56,7 +56,7 @@
   X(MXInvokeCachedOpEx) X(MXFreeCachedOp) X(MXSetProfilerConfig)             \
   X(MXSetProfilerState) X(MXProfilePause) X(MXDumpProfile)                   \
   X(MXAggregateProfileStatsPrint) X(MXAggregateProfileStatsPrintEx)          \
-  X(MXStorageEmptyCache)
+  X(MXStorageEmptyCache) X(MXNDArraySave) X(MXNDArrayLoad)
 
 static struct {
 #define CAPI_MEMBER(f) __typeof__(&f) f;
@@ -638,6 +638,82 @@ static struct push_param *new_param(struct push_log *log, int seq, float *dst, c
 static int naive_engine(void) {
   const char *e = getenv("MXNET_ENGINE_TYPE");
   return e && strcmp(e, "NaiveEngine") == 0;
+}
+
+/* The bytes MXNet 1.9.1 writes for one float32 array (1.5, -2) of shape
+ * (2,) on cpu(0) named "w": list magic, reserved, count; array magic,
+ * dense storage, ndim, dims, device type and id, dtype, data; names. */
+static size_t expected_file(unsigned char *b) {
+  size_t n = 0;
+#define PUT(type, v) (memcpy(b + n, &(type){v}, sizeof(type)), n += sizeof(type))
+  PUT(uint64_t, 0x112), PUT(uint64_t, 0), PUT(uint64_t, 1);
+  PUT(uint32_t, 0xF993FAC9u), PUT(int32_t, 0), PUT(int32_t, 1), PUT(int64_t, 2);
+  PUT(int32_t, 1), PUT(int32_t, 0), PUT(int32_t, 0), PUT(float, 1.5f), PUT(float, -2.0f);
+  PUT(uint64_t, 1), PUT(uint64_t, 1);
+#undef PUT
+  b[n++] = 'w';
+  return n;
+}
+
+static int file_is(const char *path, const unsigned char *want, size_t n) {
+  unsigned char got[256];
+  FILE *f = fopen(path, "rb");
+  size_t len = f ? fread(got, 1, sizeof got, f) : 0;
+  if (f) fclose(f);
+  if (len != n) diag("%s has %zu bytes, expected %zu", path, len, n);
+  for (size_t i = 0; len == n && i < n; i++)
+    if (got[i] != want[i]) {
+      diag("byte %zu is 0x%02x, expected 0x%02x", i, got[i], want[i]);
+      return 0;
+    }
+  return len == n;
+}
+
+static int write_bytes(const char *path, const unsigned char *b, size_t n) {
+  FILE *f = fopen(path, "wb");
+  int rc = f && fwrite(b, 1, n, f) == n ? 0 : -1;
+  if (f && fclose(f) != 0) rc = -1;
+  return rc;
+}
+
+static void test_ndarray_file(void) {
+  diag("--- NDArray files (MXNDArraySave, MXNDArrayLoad)");
+  char path[64], bad[80];
+  snprintf(path, sizeof path, "/tmp/capi-conformance-%ld.params", (long)getpid());
+  snprintf(bad, sizeof bad, "%s.bad", path);
+  float w[2] = {1.5f, -2.0f}, m[6] = {1, 2, 3, 4, 5, 6};
+  NDArrayHandle arrs[2] = {make1(2, w), make2(2, 3, m)};
+  const char *keys[2] = {"w", "aux:m"};
+  unsigned char want[256];
+  size_t n = expected_file(want);
+  ok_call(A.MXNDArraySave(path, 1, arrs, keys), "MXNDArraySave of one float32 array named w");
+  ok(file_is(path, want, n), "the file holds MXNet's layout byte for byte");
+  ok_call(A.MXNDArraySave(path, 2, arrs, keys), "MXNDArraySave of two arrays with names");
+  uint32_t na = 0, nn = 0;
+  NDArrayHandle *out = NULL;
+  const char **names = NULL;
+  ok_call(A.MXNDArrayLoad(path, &na, &out, &nn, &names), "MXNDArrayLoad of that file");
+  int dims[2] = {2, 3};
+  float back[6] = {0};
+  ok(na == 2 && nn == 2 && strcmp(names[0], "w") == 0 && strcmp(names[1], "aux:m") == 0,
+     "two arrays, named w and aux:m, in order");
+  ok(na == 2 && has_shape(out[1], 2, dims) && read_array(out[1], back, 6) == 0 && close_to(back, m, 6, 0),
+     "the second array has its shape (2,3) and values");
+  for (uint32_t i = 0; i < na; i++) A.MXNDArrayFree(out[i]);
+  ok_call(A.MXNDArraySave(path, 2, arrs, NULL), "MXNDArraySave without names");
+  ok(A.MXNDArrayLoad(path, &na, &out, &nn, &names) == 0 && na == 2 && nn == 0, "loads as two arrays, no names");
+  for (uint32_t i = 0; i < na; i++) A.MXNDArrayFree(out[i]);
+  want[0] = 0x13;
+  ok(write_bytes(bad, want, n) == 0, "a file with a wrong list magic written");
+  FAILS("MXNDArrayLoad of a file with a wrong magic", A.MXNDArrayLoad(bad, &na, &out, &nn, &names));
+  want[0] = 0x12;
+  ok(write_bytes(bad, want, n - 9) == 0, "a file cut inside its names written");
+  FAILS("MXNDArrayLoad of a truncated file", A.MXNDArrayLoad(bad, &na, &out, &nn, &names));
+  FAILS("MXNDArrayLoad of a missing file", A.MXNDArrayLoad("/nonexistent/x.params", &na, &out, &nn, &names));
+  GUARD("MXNDArraySave(NULL fname)", A.MXNDArraySave(NULL, 1, arrs, keys));
+  GUARD("MXNDArrayLoad(NULL out)", A.MXNDArrayLoad(path, NULL, &out, &nn, &names));
+  remove(path), remove(bad);
+  A.MXNDArrayFree(arrs[0]), A.MXNDArrayFree(arrs[1]);
 }
 
 static void test_engine(void) {
@@ -1513,6 +1589,7 @@ int main(int argc, char **argv) {
   test_global();
   test_ops();
   test_ndarray();
+  test_ndarray_file();
   test_engine();
   test_imperative();
   test_symbols();

@@ -162,19 +162,27 @@ START_TEST(test_conv2d_configs) {
     struct conv_case_text t;
     struct oc_case c = conv_case(&cfgs[i], &t, OC_SHAPE(2, 4, 6, 5), 4);
     oc_check(&c, 100 + i, 1);
+    c = conv_case(&cfgs[i], &t, OC_SHAPE(1, 4, 6, 5), 4); /* one image: a product of its own */
+    oc_check(&c, 110 + i, 1);
   }
 }
 END_TEST
 
-/* 1x1 kernels: the direct path (no im2col) and a strided one. */
+/* 1x1 kernels: the direct path (no im2col) and a strided one.  One image
+ * is multiplied in place; several have their columns copied side by side
+ * with room for the product (2 x (4 channels + 6 filters) x 15 positions,
+ * sized in float64). */
 START_TEST(test_conv_1x1) {
   static const struct conv_cfg direct = {2, {1, 1}, {1, 1}, {0, 0}, {1, 1}, 2, false};
   static const struct conv_cfg strided = {2, {1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, true};
   static const struct conv_cfg padded = {2, {1, 1}, {1, 1}, {1, 0}, {1, 1}, 1, false};
   struct conv_case_text t;
-  struct oc_case c = conv_case(&direct, &t, OC_SHAPE(2, 4, 3, 5), 6);
+  struct oc_case c = conv_case(&direct, &t, OC_SHAPE(1, 4, 3, 5), 6);
   ck_assert_uint_eq(ws_bytes(&c), 0); /* no column matrix needed */
   oc_check(&c, 200, 2);
+  c = conv_case(&direct, &t, OC_SHAPE(2, 4, 3, 5), 6);
+  ck_assert_uint_eq(ws_bytes(&c), 2 * (4 + 6) * 15 * sizeof(double));
+  oc_check(&c, 203, 2);
   c = conv_case(&strided, &t, OC_SHAPE(2, 3, 5, 4), 2);
   ck_assert_uint_gt(ws_bytes(&c), 0);
   oc_check(&c, 201, 1);

@@ -178,6 +178,16 @@ int MXNDArrayWaitAll(void);
 /* The shape: *out_dim dimensions at *out_pdata (a thread buffer). */
 int MXNDArrayGetShapeEx(NDArrayHandle handle, int *out_dim, const int **out_pdata);
 
+/* MXNet's NDArray list file (.params, docs/c-api.md): MXNDArraySave writes
+ * args[0..num_args) with keys[i] as their names (keys may be NULL: no
+ * names).  MXNDArrayLoad reads one onto cpu(0): *out_arr holds new handles
+ * the caller frees with MXNDArrayFree, in a thread buffer valid until the
+ * thread's next call that returns arrays; *out_names (0 names or one per
+ * array) lives in a thread buffer until the next call that returns names. */
+int MXNDArraySave(const char *fname, uint32_t num_args, NDArrayHandle *args, const char **keys);
+int MXNDArrayLoad(const char *fname, uint32_t *out_size, NDArrayHandle **out_arr, uint32_t *out_name_size,
+                  const char ***out_names);
+
 /* The dtype code; -1 for a placeholder (MXNDArrayCreateNone). */
 int MXNDArrayGetDType(NDArrayHandle handle, int *out_dtype);
 

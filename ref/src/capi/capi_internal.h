@@ -155,4 +155,8 @@ int mxr__capi_reserve(struct capi_buf *b, size_t bytes);
 int mxr__capi_return_arrays(mxr_ndarray **arrays, int n, NDArrayHandle **out,
                             const int **stypes);
 
+/* Copy names[0..n) into the thread's name buffers and point *out_array at
+ * them (NULL-terminated); *out_size = n.  0 or MXR_ENOMEM. */
+int mxr__capi_return_names(int n, const char *const *names, uint32_t *out_size, const char ***out_array);
+
 #endif /* MXR_CAPI_INTERNAL_H */

@@ -8,6 +8,7 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/capi/handles.c \
 	ref/src/capi/global.c \
 	ref/src/capi/ndarray.c \
+	ref/src/capi/ndarray_file.c \
 	ref/src/capi/symbol.c \
 	ref/src/capi/executor.c \
 	ref/src/capi/imperative.c \

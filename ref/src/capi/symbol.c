@@ -225,8 +225,7 @@ int MXSymbolSaveToJSON(SymbolHandle symbol, const char **out_json) {
   return 0;
 }
 
-/* Copy a native name list into the thread's name buffer. */
-static int return_names(int n, const char *const *names, uint32_t *out_size,
+int mxr__capi_return_names(int n, const char *const *names, uint32_t *out_size,
                         const char ***out_array) {
   struct capi_tls *t = mxr__capi_tls();
   if (!t) return MXR_ENOMEM;
@@ -259,7 +258,7 @@ static int list_names(const char *fn, list_fn list, SymbolHandle symbol, uint32_
   int n = 0;
   const char *const *names = NULL;
   if (!st) st = list(s, &n, &names);
-  if (!st) st = return_names(n, names, out_size, out_str_array);
+  if (!st) st = mxr__capi_return_names(n, names, out_size, out_str_array);
   return capi_ret(st);
 }
 

@@ -4,8 +4,10 @@
  * own.  Pooling is in pooling.c; the helpers both use in conv_common.h.
  *
  * Convolution lowers each image to a column matrix (im2col) and multiplies
- * it per group with the weights through BLAS; the data gradient goes back
- * through col2im.  Channel-last layouts (NHWC, NDHWC) are accepted by the
+ * it per group with the weights through BLAS; the forward puts the columns
+ * of several images side by side into one product where they fit in
+ * CONV_BATCH_BYTES (conv_batch).  The data gradient goes back through
+ * col2im.  Channel-last layouts (NHWC, NDHWC) are accepted by the
  * parser and by shape inference, as MXNet accepts them, but the CPU kernel
  * rejects them, as MXNet's does.
  *
@@ -200,31 +202,55 @@ static int conv_backward_shape(MXR_SHAPE_FN_PARAMS) {
   return st;
 }
 
-static size_t conv_ws_for(const struct conv_params *p, const struct mxr_shape *data) {
+/* The forward multiplies the column matrices of up to this many bytes of
+ * images at once (their columns side by side, plus the product before it is
+ * split into images): one wide product instead of one per image, which
+ * matters where images are small (7x7, 1x1: a product per image is then
+ * nearly a matrix-vector one that reads all the weights for a few columns). */
+#define CONV_BATCH_BYTES ((size_t)16 << 20)
+
+/* Images per forward product; sized for float64, as the workspace is
+ * (the dtype is not known when the workspace is sized). */
+static int64_t conv_batch(const struct conv_geom *g) {
+  size_t per = (size_t)((g->c * g->ksz + g->f) * g->osz) * sizeof(double);
+  int64_t nb = per ? (int64_t)(CONV_BATCH_BYTES / per) : g->n;
+  return nb < 1 ? 1 : nb > g->n ? g->n : nb;
+}
+
+/* Workspace elements: the forward's batched columns and product when it
+ * multiplies several images at once, else one image's column matrix (none
+ * for a direct convolution). */
+static int64_t conv_ws_elems(const struct conv_geom *g, bool forward) {
+  int64_t nb = forward ? conv_batch(g) : 1;
+  if (nb > 1) return nb * (g->c * g->ksz + g->f) * g->osz;
+  return g->direct ? 0 : g->c * g->ksz * g->osz;
+}
+
+static size_t conv_ws_for(const struct conv_params *p, const struct mxr_shape *data, bool forward) {
   if (!mxr__shape_known(data) || data->ndim != p->kernel.n + 2) return 0;
   struct mxr_shape d = layout_channel_last(p->layout_id) ? channel_first(data) : *data;
   struct conv_geom g;
-  if (conv_geometry(p, &d, &g) || g.direct) return 0;
-  /* dtype is not known here: size for float64, the widest supported */
-  return (size_t)(g.c * g.ksz * g.osz) * sizeof(double);
+  if (conv_geometry(p, &d, &g)) return 0;
+  return (size_t)conv_ws_elems(&g, forward) * sizeof(double);
 }
 
 static size_t conv_workspace(const void *params, const struct mxr_shape *in, int nin) {
-  return nin >= 1 ? conv_ws_for(params, &in[0]) : 0;
+  return nin >= 1 ? conv_ws_for(params, &in[0], true) : 0;
 }
 static size_t conv_backward_workspace(const void *params, const struct mxr_shape *in, int nin) {
-  return nin >= 2 ? conv_ws_for(params, &in[1]) : 0;
+  return nin >= 2 ? conv_ws_for(params, &in[1], false) : 0;
 }
 
 /* im2col (to_col): the column matrix of one image, all channels: row
- * (c, k0, k1, k2), column the output position, 0 for taps in the padding.
- * Otherwise its adjoint col2im: adds each column entry onto its pixel. */
-static void im2col(const struct conv_geom *g, bool f64, bool to_col, void *img, void *col) {
-  int64_t j = 0;
+ * (c, k0, k1, k2), column the output position, 0 for taps in the padding;
+ * rows are `ld` elements apart (osz for one image alone).  Otherwise its
+ * adjoint col2im: adds each column entry onto its pixel. */
+static void im2col(const struct conv_geom *g, bool f64, bool to_col, void *img, void *col, int64_t ld) {
+  int64_t row_index = 0, j = 0;
   for (int64_t c = 0; c < g->c; c++)
     for (int64_t a = 0; a < g->k[0]; a++)
       for (int64_t b = 0; b < g->k[1]; b++)
-        for (int64_t e = 0; e < g->k[2]; e++)
+        for (int64_t e = 0; e < g->k[2]; e++, j = ++row_index * ld)
           for (int64_t o0 = 0; o0 < g->out[0]; o0++) {
             int64_t i0 = o0 * g->s[0] - g->p[0] + a * g->d[0];
             bool in0 = i0 >= 0 && i0 < g->in[0];
@@ -308,15 +334,49 @@ static int conv_backward_checks(const char *dev, const struct conv_params *p,
 /* What only the CPU kernels need: BLAS's int sizes and the im2col
  * workspace. */
 static int conv_cpu_checks(const char *op, const struct mxr_op_ctx *ctx, int dtype,
-                           const struct conv_geom *g) {
+                           const struct conv_geom *g, bool forward) {
   int64_t kd = g->c / g->groups * g->ksz;
-  if (g->f > INT_MAX || g->osz > INT_MAX || kd > INT_MAX)
+  if (g->f > INT_MAX || g->osz * (forward ? conv_batch(g) : 1) > INT_MAX || kd > INT_MAX)
     return mxr_set_error(MXR_EINVAL, "%s: matrix sizes exceed the BLAS limit", op);
-  size_t need = g->direct ? 0 : (size_t)(g->c * g->ksz * g->osz) * mxr_dtype_size(dtype);
+  size_t need = (size_t)conv_ws_elems(g, forward) * mxr_dtype_size(dtype);
   if (need && (!ctx || !ctx->workspace || ctx->workspace_size < need))
     return mxr_set_error(MXR_EINVAL, "%s: workspace of %zu bytes is too small (%zu needed)", op,
                          ctx ? ctx->workspace_size : (size_t)0, need);
   return 0;
+}
+
+/* Images n0 .. n0+m through one product per group: their column matrices
+ * side by side in `ws` (row r of image i at column i * P of row r), the
+ * product into the rest of `ws`, then each image's block copied (or, for
+ * req add, added) into y. */
+static void conv_forward_images(const struct conv_geom *g, bool f64, const char *x, const char *w, bool add,
+                                char *y, char *ws, int64_t n0, int64_t m) {
+  const size_t es = f64 ? 8 : 4;
+  const int64_t fg = g->f / g->groups, kd = g->c / g->groups * g->ksz, P = g->osz, wide = m * P;
+  const int64_t rows = g->c * g->ksz;
+  char *col = ws, *prod = ws + (size_t)(rows * wide) * es;
+  for (int64_t i = 0; i < m; i++) {
+    const char *img = x + (size_t)((n0 + i) * g->c * g->isz) * es;
+    if (!g->direct) {
+      im2col(g, f64, true, (void *)img, col + (size_t)(i * P) * es, wide);
+      continue;
+    }
+    for (int64_t r = 0; r < rows; r++)
+      memcpy(col + (size_t)(r * wide + i * P) * es, img + (size_t)(r * P) * es, (size_t)P * es);
+  }
+  for (int64_t q = 0; q < g->groups; q++)
+    gemm(f64, false, false, fg, wide, kd, w + (size_t)(q * fg * kd) * es, col + (size_t)(q * kd * wide) * es,
+         0.0, prod + (size_t)(q * fg * wide) * es);
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t f = 0; f < g->f; f++) {
+      const char *src = prod + (size_t)(f * wide + i * P) * es;
+      char *dst = y + (size_t)(((n0 + i) * g->f + f) * P) * es;
+      if (!add) {
+        memcpy(dst, src, (size_t)P * es);
+        continue;
+      }
+      for (int64_t j = 0; j < P; j++) store(dst, j, f64, load(dst, j, f64) + load(src, j, f64));
+    }
 }
 
 static int conv_forward(MXR_FCOMPUTE_PARAMS) {
@@ -325,7 +385,7 @@ static int conv_forward(MXR_FCOMPUTE_PARAMS) {
   if (req[0] == MXR_REQ_NULL) return 0;
   struct conv_geom g;
   int st = conv_forward_checks("CPU", p, in, nin, out, &g);
-  if (!st) st = conv_cpu_checks("Convolution", ctx, in[0].dtype, &g);
+  if (!st) st = conv_cpu_checks("Convolution", ctx, in[0].dtype, &g, true);
   if (st) return st;
   const bool f64 = in[0].dtype == MXR_FLOAT64;
   const size_t es = f64 ? 8 : 4;
@@ -333,11 +393,14 @@ static int conv_forward(MXR_FCOMPUTE_PARAMS) {
   const double beta = req[0] == MXR_REQ_ADD ? 1.0 : 0.0;
   const char *x = in[0].data, *w = in[1].data;
   char *y = out[0].data;
-  for (int64_t n = 0; n < g.n; n++) {
+  const int64_t nb = conv_batch(&g);
+  for (int64_t n0 = 0; nb > 1 && n0 < g.n; n0 += nb)
+    conv_forward_images(&g, f64, x, w, beta != 0, y, ctx->workspace, n0, g.n - n0 < nb ? g.n - n0 : nb);
+  for (int64_t n = 0; nb == 1 && n < g.n; n++) {
     const char *img = x + (size_t)(n * g.c * g.isz) * es;
     const char *col = img;
     if (!g.direct) {
-      im2col(&g, f64, true, (void *)img, ctx->workspace);
+      im2col(&g, f64, true, (void *)img, ctx->workspace, P);
       col = ctx->workspace;
     }
     for (int64_t q = 0; q < g.groups; q++)
@@ -360,7 +423,7 @@ static int conv_backward(MXR_FCOMPUTE_PARAMS) {
   const char *op = "_backward_Convolution";
   struct conv_geom g;
   int st = conv_backward_checks("CPU", p, in, nin, out, nout, &g);
-  if (!st) st = conv_cpu_checks(op, ctx, in[0].dtype, &g);
+  if (!st) st = conv_cpu_checks(op, ctx, in[0].dtype, &g, false);
   if (st) return st;
   const bool f64 = in[0].dtype == MXR_FLOAT64;
   const size_t es = f64 ? 8 : 4;
@@ -377,7 +440,7 @@ static int conv_backward(MXR_FCOMPUTE_PARAMS) {
         gemm(f64, true, false, kd, P, fg, w + (size_t)(q * fg * kd) * es,
              dy + (size_t)((n * g.f + q * fg) * P) * es, g.direct ? 1.0 : 0.0,
              (g.direct ? dimg : ws) + (size_t)(q * kd * P) * es);
-      if (!g.direct) im2col(&g, f64, false, dimg, ws);
+      if (!g.direct) im2col(&g, f64, false, dimg, ws, P);
     }
   }
   if (req[1] != MXR_REQ_NULL) { /* weight: dW += dy col^T, summed over the batch */
@@ -386,7 +449,7 @@ static int conv_backward(MXR_FCOMPUTE_PARAMS) {
     for (int64_t n = 0; n < g.n; n++) {
       const char *img = x + (size_t)(n * g.c * g.isz) * es, *col = img;
       if (!g.direct) {
-        im2col(&g, f64, true, (void *)img, ws);
+        im2col(&g, f64, true, (void *)img, ws, P);
         col = ws;
       }
       for (int64_t q = 0; q < g.groups; q++)
