@@ -203,6 +203,54 @@ int MXSymbolListAtomicSymbolCreators(uint32_t *out_size, AtomicSymbolCreator **o
 /* An operator's own name (the canonical one for an alias). */
 int MXSymbolGetAtomicSymbolName(AtomicSymbolCreator creator, const char **name);
 
+/* An operator's name, description and arguments (inputs, then
+ * parameters, with MXNet-style type strings such as "NDArray-or-Symbol" or
+ * "int, required"), and the parameter holding a variadic op's input count
+ * ("" when none).  *return_type is set to NULL when return_type is not
+ * NULL.  Every string and array is static.  A name MXNet registers that
+ * libmxref does not implement says so in its description. */
+int MXSymbolGetAtomicSymbolInfo(AtomicSymbolCreator creator, const char **name,
+                                const char **description, uint32_t *num_args,
+                                const char ***arg_names, const char ***arg_type_infos,
+                                const char ***arg_descriptions, const char **key_var_num_args,
+                                const char **return_type);
+
+/* ------------------------------------------------- frontend registries */
+
+/* What a frontend such as MXNet's Python package enumerates at import.
+ * libmxref has no packed functions or legacy NDArray functions: those
+ * lists are empty (static) and lookups fail naming what was asked for. */
+typedef void *MXNetFunctionHandle;
+struct MXCallbackList;
+typedef int (*CustomOpPropCreator)(const char *op_type, const int num_kwargs, const char **keys,
+                                   const char **values, struct MXCallbackList *ret);
+
+int MXNetFuncListGlobalNames(int *out_size, const char ***out_array);
+int MXNetFuncGetGlobal(const char *name, MXNetFunctionHandle *out);
+int MXListFunctions(uint32_t *out_size, FunctionHandle **out_array);
+int MXFuncGetInfo(FunctionHandle fun, const char **name, const char **description,
+                  uint32_t *num_args, const char ***arg_names, const char ***arg_type_infos,
+                  const char ***arg_descriptions, const char **return_type);
+int MXFuncDescribe(FunctionHandle fun, uint32_t *num_use_vars, uint32_t *num_scalars,
+                   uint32_t *num_mutate_vars, int *type_mask);
+int MXListDataIters(uint32_t *out_size, DataIterCreator **out_array);
+int MXDataIterGetIterInfo(DataIterCreator creator, const char **name, const char **description,
+                          uint32_t *num_args, const char ***arg_names,
+                          const char ***arg_type_infos, const char ***arg_descriptions);
+/* MXNet's nine data iterators are listed (CSVIter ... MNISTIter) but none
+ * is implemented: creating one fails ("iterator X is not implemented by
+ * libmxref"). */
+int MXDataIterCreateIter(DataIterCreator handle, uint32_t num_param, const char **keys,
+                         const char **vals, DataIterHandle *out);
+
+/* Always a worker (*ret = 1): libmxref has no parameter server. */
+int MXKVStoreIsWorkerNode(int *ret);
+
+/* Accepts a Python custom op's registration (the frontend registers some
+ * at import); the Custom operator itself is not implemented, so using one
+ * fails. */
+int MXCustomOpRegister(const char *op_type, CustomOpPropCreator creator);
+
 /* ------------------------------------------------------------- imperative */
 
 /* Run an operator on NDArrays now (pushed to the engine).  Parameters are

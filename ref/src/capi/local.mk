@@ -11,7 +11,8 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/capi/symbol.c \
 	ref/src/capi/executor.c \
 	ref/src/capi/imperative.c \
-	ref/src/capi/profiler.c
+	ref/src/capi/profiler.c \
+	ref/src/capi/frontend.c
 
 mxrefinclude_HEADERS += ref/include/mxref/c_api.h
 

@@ -6,6 +6,8 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/op/op_internal.h \
 	ref/src/op/families.h \
 	ref/src/op/registry.c \
+	ref/src/op/mxnet_op_names.h \
+	ref/src/op/info.c \
 	ref/src/op/params.c \
 	ref/src/op/blas.c \
 	ref/src/op/tensor_common.h \

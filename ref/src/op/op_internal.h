@@ -10,7 +10,9 @@
  *    from MXNet-style strings, applying defaults.  `check` (optional) then
  *    validates combinations.  Backward ops reuse the forward op's fields.
  *  - Counts: fixed counts in nin/nout/naux, or the get_* functions when they
- *    depend on params (Concat's num_args).
+ *    depend on params (Concat's num_args).  With get_nin and input_names,
+ *    nin is the largest count: the inputs frontends list as the op's
+ *    arguments (FullyConnected's data, weight, bias).
  *  - Shape inference fills unknown (ndim == -1) outputs, and unknown inputs
  *    where they follow (FullyConnected's weight from data and num_hidden).
  *    A contradiction returns MXR_EINVAL with a message that names the
@@ -226,6 +228,11 @@ struct mxr_op {
    * run (Dropout, LeakyReLU's rrelu): a segment holding it is never
    * captured into a CUDA graph, whose launches replay fixed arguments. */
   bool draws_random;
+
+  /* A name MXNet registers that libmxref lists without implementing it
+   * (mxnet_op_names.h): parsing its params fails with MXR_ENOTIMPL, so
+   * every use of the op fails. */
+  bool not_implemented;
 };
 
 /* Each op family's NULL-terminated group (families.h lists the families). */
@@ -239,6 +246,10 @@ const void *mxr__op_params_struct(const mxr_op_params *p);
  * parsing rules.  Returns 0 or MXR_EINVAL naming op, key and value. */
 int mxr__param_parse_value(const char *opname, const struct mxr_param_field *f,
                            const char *text, void *params);
+
+/* The name of input i of an op with nin inputs (mxr_op_input_name
+ * without params). */
+const char *mxr__op_input_name_at(const mxr_op *op, int nin, int i);
 
 /* Shape inference across one op with the op's own function (or the default:
  * all inputs and outputs share one shape). */
