@@ -188,6 +188,33 @@ int MXNDArrayGetContext(NDArrayHandle handle, int *out_dev_type, int *out_dev_id
  * placeholder.  Wait for the array before touching it. */
 int MXNDArrayGetData(NDArrayHandle handle, void **out_pdata);
 
+/* Views: new handles to arrays that share the memory (and the engine
+ * ordering) of the given one.  Slice: rows [slice_begin, slice_end) of the
+ * first dimension; At: row idx (a vector's element stays 1-D, as in
+ * MXNet); Reshape: the same elements in a new shape (codes 0 "keep" and
+ * one -1 "infer"; reverse matches them from the right); Detach: the same
+ * array without its autograd history. */
+int MXNDArraySlice(NDArrayHandle handle, uint32_t slice_begin, uint32_t slice_end,
+                   NDArrayHandle *out);
+int MXNDArrayAt(NDArrayHandle handle, uint32_t idx, NDArrayHandle *out);
+int MXNDArrayReshape(NDArrayHandle handle, int ndim, int *dims, NDArrayHandle *out);
+int MXNDArrayReshape64(NDArrayHandle handle, int ndim, dim_t *dims, bool reverse,
+                       NDArrayHandle *out);
+int MXNDArrayDetach(NDArrayHandle handle, NDArrayHandle *out);
+
+/* A second handle to the same array (the caller frees both). */
+int MXShallowCopyNDArray(NDArrayHandle src, NDArrayHandle *out);
+
+/* 0 (dense) for every array with a shape, -1 for a placeholder. */
+int MXNDArrayGetStorageType(NDArrayHandle handle, int *out_storage_type);
+
+/* A marked variable's gradient array (a new handle), or *out NULL for an
+ * array that is not marked; its fresh flag (set by a backward that
+ * computed it; 0 for arrays that are not marked). */
+int MXNDArrayGetGrad(NDArrayHandle handle, NDArrayHandle *out);
+int MXNDArrayGetGradState(NDArrayHandle handle, int *out);
+int MXNDArraySetGradState(NDArrayHandle handle, int state);
+
 /* -------------------------------------------------------------- operators */
 
 /* Every operator name, aliases included. */
@@ -251,6 +278,17 @@ int MXKVStoreIsWorkerNode(int *ret);
  * fails. */
 int MXCustomOpRegister(const char *op_type, CustomOpPropCreator creator);
 
+/* NumPy shape semantics are not implemented: MXIsNumpyShape gives 0 and
+ * MXSetIsNumpyShape accepts only 0 (*prev 0). */
+int MXIsNumpyShape(int *curr);
+int MXSetIsNumpyShape(int is_np_shape, int *prev);
+
+/* The process environment (c_api_test.h): *out NULL when name is unset;
+ * a NULL value unsets it.  libmxref reads its MXNET_* variables when it is
+ * loaded, so later changes do not reconfigure it. */
+int MXGetEnv(const char *name, const char **value);
+int MXSetEnv(const char *name, const char *value);
+
 /* ------------------------------------------------------------- imperative */
 
 /* Run an operator on NDArrays now (pushed to the engine).  Parameters are
@@ -302,6 +340,61 @@ int MXSymbolInferShapeEx(SymbolHandle sym, uint32_t num_args, const char **keys,
                          const int **out_shape_ndim, const int ***out_shape_data,
                          uint32_t *aux_shape_size, const int **aux_shape_ndim,
                          const int ***aux_shape_data, int *complete);
+/* The same call: unknown shapes come back unknown (ndim 0) either way. */
+int MXSymbolInferShapePartialEx(SymbolHandle sym, uint32_t num_args, const char **keys,
+                                const uint32_t *arg_ind_ptr, const int *arg_shape_data,
+                                uint32_t *in_shape_size, const int **in_shape_ndim,
+                                const int ***in_shape_data, uint32_t *out_shape_size,
+                                const int **out_shape_ndim, const int ***out_shape_data,
+                                uint32_t *aux_shape_size, const int **aux_shape_ndim,
+                                const int ***aux_shape_data, int *complete);
+
+/* Type inference from known dtypes (by name, or positional when keys is
+ * NULL); -1 where still unknown, *complete 1 when none is.  The arrays
+ * share MXSymbolInferShapeEx's ndim buffers.  The partial call is the
+ * same. */
+int MXSymbolInferType(SymbolHandle sym, uint32_t num_args, const char **keys,
+                      const int *arg_type_data, uint32_t *in_type_size, const int **in_type_data,
+                      uint32_t *out_type_size, const int **out_type_data, uint32_t *aux_type_size,
+                      const int **aux_type_data, int *complete);
+int MXSymbolInferTypePartial(SymbolHandle sym, uint32_t num_args, const char **keys,
+                             const int *arg_type_data, uint32_t *in_type_size,
+                             const int **in_type_data, uint32_t *out_type_size,
+                             const int **out_type_data, uint32_t *aux_type_size,
+                             const int **aux_type_data, int *complete);
+
+/* The head node's name and attributes (*success 0 when the symbol has
+ * several outputs or no such attribute).  Strings belong to the symbol. */
+int MXSymbolGetName(SymbolHandle symbol, const char **out, int *success);
+int MXSymbolGetAttr(SymbolHandle symbol, const char *key, const char **out, int *success);
+/* Set an attribute on each output's node; on an op node a key that is not
+ * __dunder__ must be one of its parameters. */
+int MXSymbolSetAttr(SymbolHandle symbol, const char *key, const char *value);
+/* 2 * *out_size strings, key then value: every node's attributes and
+ * parameters with keys "<node>$<key>", or (Shallow) the head node's.  A
+ * thread buffer, until the next of these calls. */
+int MXSymbolListAttr(SymbolHandle symbol, uint32_t *out_size, const char ***out);
+int MXSymbolListAttrShallow(SymbolHandle symbol, uint32_t *out_size, const char ***out);
+
+/* New symbols (the caller frees them): output `index`; every output of
+ * every node (get_internals); the head nodes' inputs (*out NULL when there
+ * are none); a copy (MXShallowCopySymbol, and MXSymbolRemoveAmpCast:
+ * libmxref inserts no casts). */
+int MXSymbolGetNumOutputs(SymbolHandle symbol, uint32_t *output_count);
+int MXSymbolGetOutput(SymbolHandle symbol, uint32_t index, SymbolHandle *out);
+int MXSymbolGetInternals(SymbolHandle symbol, SymbolHandle *out);
+int MXSymbolGetChildren(SymbolHandle symbol, SymbolHandle *out);
+int MXShallowCopySymbol(SymbolHandle src, SymbolHandle *out);
+int MXSymbolRemoveAmpCast(SymbolHandle sym_handle, SymbolHandle *ret_sym_handle);
+
+/* The symbol's JSON (MXNet prints a text dump): a thread buffer, until the
+ * next MXSymbolPrint or MXExecutorPrint. */
+int MXSymbolPrint(SymbolHandle symbol, const char **out_str);
+
+/* nnvm's names for MXSymbolFree and MXSymbolCompose. */
+int NNSymbolFree(SymbolHandle symbol);
+int NNSymbolCompose(SymbolHandle sym, const char *name, nn_uint num_args, const char **keys,
+                    SymbolHandle *args);
 
 /* --------------------------------------------------------------- executor */
 
@@ -365,6 +458,14 @@ int MXAggregateProfileStatsPrint(const char **out_str, int reset);
 /* format 0 table, 1 JSON; sort_by 0 total, 1 avg, 2 min, 3 max, 4 count. */
 int MXAggregateProfileStatsPrintEx(const char **out_str, int reset, int format, int sort_by,
                                    int ascending);
+
+/* The same calls for "this process" (profile_process 0, no kvstore);
+ * profiling a kvstore server fails: libmxref has no distributed kvstore. */
+int MXSetProcessProfilerConfig(int num_params, const char *const *keys, const char *const *vals,
+                               KVStoreHandle kvstoreHandle);
+int MXSetProcessProfilerState(int state, int profile_process, KVStoreHandle kvStoreHandle);
+int MXDumpProcessProfile(int finished, int profile_process, KVStoreHandle kvStoreHandle);
+int MXProcessProfilePause(int paused, int profile_process, KVStoreHandle kvStoreHandle);
 
 #ifdef __cplusplus
 }

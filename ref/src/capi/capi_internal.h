@@ -140,6 +140,8 @@ struct capi_tls {
   struct capi_buf infer_ndim[3], infer_ptrs[3], infer_dims[3]; /* MXSymbolInferShapeEx */
   char *json;                   /* MXSymbolSaveToJSON (malloc'd by the native call) */
   char *stats;                  /* MXAggregateProfileStatsPrint(Ex) */
+  char **attrs;                 /* MXSymbolListAttr(Shallow): one malloc'd block */
+  char *text;                   /* MXSymbolPrint, MXExecutorPrint */
 };
 
 /* The calling thread's buffers, or NULL with an ENOMEM message. */

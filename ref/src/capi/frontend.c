@@ -7,6 +7,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "capi/capi_internal.h"
 
@@ -147,5 +148,34 @@ int MXCustomOpRegister(const char *op_type, CustomOpPropCreator creator) {
   static const char fn[] = "MXCustomOpRegister";
   if (!op_type) return capi_ret(mxr__capi_null(fn, "op_type"));
   if (!creator) return capi_ret(mxr__capi_null(fn, "creator"));
+  return 0;
+}
+
+int MXIsNumpyShape(int *curr) {
+  if (!curr) return capi_ret(mxr__capi_null("MXIsNumpyShape", "curr"));
+  *curr = 0;
+  return 0;
+}
+
+int MXSetIsNumpyShape(int is_np_shape, int *prev) {
+  static const char fn[] = "MXSetIsNumpyShape";
+  if (!prev) return capi_ret(mxr__capi_null(fn, "prev"));
+  if (is_np_shape)
+    return capi_ret(mxr_set_error(MXR_ENOTIMPL, "%s: NumPy shape semantics (%d) are not implemented by libmxref",
+                                  fn, is_np_shape));
+  *prev = 0;
+  return 0;
+}
+
+int MXGetEnv(const char *name, const char **value) {
+  if (!name || !value) return capi_ret(mxr__capi_null("MXGetEnv", name ? "value" : "name"));
+  *value = getenv(name);
+  return 0;
+}
+
+int MXSetEnv(const char *name, const char *value) {
+  if (!name) return capi_ret(mxr__capi_null("MXSetEnv", "name"));
+  int rc = value ? setenv(name, value, 1) : unsetenv(name);
+  if (rc) return capi_ret(mxr_set_error(MXR_ESYS, "MXSetEnv: cannot set %s", name));
   return 0;
 }

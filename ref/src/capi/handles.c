@@ -227,6 +227,8 @@ static void free_tls(void *p) {
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]->p);
   free(t->json);
   free(t->stats);
+  free(t->attrs);
+  free(t->text);
   free(t);
   tls = NULL;
 }

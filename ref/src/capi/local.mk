@@ -8,11 +8,13 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/capi/handles.c \
 	ref/src/capi/global.c \
 	ref/src/capi/ndarray.c \
+	ref/src/capi/ndarray_view.c \
 	ref/src/capi/symbol.c \
 	ref/src/capi/executor.c \
 	ref/src/capi/imperative.c \
 	ref/src/capi/profiler.c \
-	ref/src/capi/frontend.c
+	ref/src/capi/frontend.c \
+	ref/src/capi/symbol_info.c
 
 mxrefinclude_HEADERS += ref/include/mxref/c_api.h
 
