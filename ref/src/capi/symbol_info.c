@@ -97,7 +97,8 @@ int MXSymbolGetOutput(SymbolHandle symbol, uint32_t index, SymbolHandle *out) {
   if (mxr__capi_symbol(symbol, fn, "symbol", &s)) return -1;
   if (!out) return capi_ret(mxr__capi_null(fn, "out"));
   if (index > INT32_MAX) return capi_ret(mxr_set_error(MXR_EINVAL, "%s: index %u is out of range", fn, index));
-  return wrap_new_symbol(mxr_symbol_output(s, (int)index, &r), r, out);
+  int st = mxr_symbol_output(s, (int)index, &r);
+  return wrap_new_symbol(st, r, out);
 }
 
 /* The three ways to make a symbol from one symbol. */
@@ -106,7 +107,8 @@ static int derive(const char *fn, SymbolHandle symbol, SymbolHandle *out,
   mxr_symbol *s, *r = NULL;
   if (mxr__capi_symbol(symbol, fn, "symbol", &s)) return -1;
   if (!out) return capi_ret(mxr__capi_null(fn, "out"));
-  return wrap_new_symbol(make(s, &r), r, out);
+  int st = make(s, &r);
+  return wrap_new_symbol(st, r, out);
 }
 
 int MXSymbolGetInternals(SymbolHandle symbol, SymbolHandle *out) {

@@ -1,5 +1,5 @@
 /*
- * Basic ops: reverse (flip), _copy, _zeros, _ones and their gradients.
+ * Basic ops: reverse (flip), _copy, _zeros, _ones, _full and their gradients.
  * reverse is the op of the bulking seed workload; its kernels are the
  * shortest possible so that per-op engine and executor costs dominate.
  */
@@ -209,7 +209,7 @@ static int copy_forward_gpu(MXR_FCOMPUTE_PARAMS) {
 
 static const struct mxr_op op_copy = {
     .name = "_copy",
-    .aliases = {"identity", NULL},
+    .aliases = {"identity", "_copyto", NULL},
     .nin = 1,
     .nout = 1,
     .input_names = data_input,
@@ -366,6 +366,32 @@ static int ones_forward_gpu(MXR_FCOMPUTE_PARAMS) {
 }
 #endif
 
+/* _full: the fill value is a parameter.  Its params start as the other
+ * fills' so that their shape and type functions serve it too. */
+struct full_params {
+  struct init_params init;
+  double value;
+};
+
+static const struct mxr_param_field full_fields[] = {
+    {"shape", MXR_PARAM_TUPLE, offsetof(struct full_params, init.shape), "()", NULL},
+    {"ctx", MXR_PARAM_STRING, offsetof(struct full_params, init.ctx), "", NULL},
+    {"dtype", MXR_PARAM_ENUM, offsetof(struct full_params, init.dtype), "float32", mxr__dtype_choices},
+    {"value", MXR_PARAM_FLOAT, offsetof(struct full_params, value), NULL, NULL},
+};
+
+static int full_forward(MXR_FCOMPUTE_PARAMS) {
+  (void)ctx, (void)in, (void)nin, (void)nout, (void)aux, (void)naux;
+  return fill_value(&out[0], req[0], ((const struct full_params *)params)->value);
+}
+
+#ifdef MXR_HAVE_CUDA
+static int full_forward_gpu(MXR_FCOMPUTE_PARAMS) {
+  (void)in, (void)nin, (void)nout, (void)aux, (void)naux;
+  return fill_output_gpu(ctx, req, out, ((const struct full_params *)params)->value);
+}
+#endif
+
 #define INIT_DTYPES ((1u << MXR_FLOAT32) | (1u << MXR_FLOAT64) | (1u << MXR_INT32) | (1u << MXR_INT64))
 
 static const struct mxr_op op_zeros = {
@@ -382,6 +408,22 @@ static const struct mxr_op op_zeros = {
     .dtypes = INIT_DTYPES,
     .forward_cpu = zeros_forward,
     .forward_gpu = MXR_GPU_FORWARD(zeros_forward_gpu),
+};
+
+static const struct mxr_op op_full = {
+    .name = "_full",
+    .aliases = {NULL},
+    .fields = full_fields,
+    .num_fields = 4,
+    .params_size = sizeof(struct full_params),
+    .check = init_check,
+    .nin = 0,
+    .nout = 1,
+    .infer_shape = init_shape,
+    .infer_type = init_type,
+    .dtypes = INIT_DTYPES,
+    .forward_cpu = full_forward,
+    .forward_gpu = MXR_GPU_FORWARD(full_forward_gpu),
 };
 
 static const struct mxr_op op_ones = {
@@ -533,6 +575,6 @@ static const struct mxr_op op_identity_like = {
 
 const struct mxr_op *const mxr__ops_basic[] = {
     &op_reverse, &op_backward_reverse, &op_copy,       &op_backward_copy, &op_zeros,
-    &op_ones,    &op_add_n,            &op_zeros_like, &op_ones_like,     &op_identity_like,
+    &op_ones,    &op_full,             &op_add_n,            &op_zeros_like, &op_ones_like,     &op_identity_like,
     NULL,
 };

@@ -21,7 +21,7 @@ static const char ND_LIST_TYPE[] = "NDArray-or-Symbol[]";
 struct info_entry {
   const mxr_op *op;
   struct mxr_op_info info;
-  const char **names, **types, **descs;
+  char **names, **types, **descs, *kvar; /* owned, as every string they hold */
 };
 
 static pthread_mutex_t info_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -34,11 +34,6 @@ static bool has_field(const mxr_op *op, const char *name) {
   for (int i = 0; i < op->num_fields; i++)
     if (strcmp(op->fields[i].name, name) == 0) return true;
   return false;
-}
-
-static int num_inputs_listed(const mxr_op *op) {
-  if (op->not_implemented || variadic(op)) return 1;
-  return op->nin;
 }
 
 static const char *type_base(const struct mxr_param_field *f, char *buf, size_t size) {
@@ -60,14 +55,66 @@ static const char *type_base(const struct mxr_param_field *f, char *buf, size_t 
   return buf;
 }
 
-static char *field_type(const struct mxr_param_field *f) {
-  char base[INFO_TEXT_MAX / 2], text[INFO_TEXT_MAX];
+static void field_type(const struct mxr_param_field *f, char *text, size_t size) {
+  char base[INFO_TEXT_MAX / 2];
   const char *b = type_base(f, base, sizeof base);
   if (f->def)
-    snprintf(text, sizeof text, "%s, optional, default=%s", b, f->def);
+    snprintf(text, size, "%s, optional, default=%s", b, f->def);
   else
-    snprintf(text, sizeof text, "%s, required", b);
-  return strdup(text);
+    snprintf(text, size, "%s, required", b);
+}
+
+/* Append one argument (copies of the strings); 0 or MXR_ENOMEM. */
+static int add_arg(struct info_entry *e, int cap, const char *name, size_t name_len,
+                   const char *type, const char *desc) {
+  int i = e->info.num_args;
+  if (i >= cap) return MXR_ENOMEM; /* sized by the caller; cannot happen */
+  e->names[i] = strndup(name, name_len);
+  e->types[i] = strdup(type);
+  e->descs[i] = strdup(desc);
+  e->info.num_args++;
+  return e->names[i] && e->types[i] && e->descs[i] ? 0 : MXR_ENOMEM;
+}
+
+static int add_word(struct info_entry *e, int cap, const char *word, size_t len, bool input) {
+  if (!input) return add_arg(e, cap, word, len, "string, optional", "a parameter (not implemented)");
+  bool list = word[0] == '*';
+  return add_arg(e, cap, word + list, len - list, list ? ND_LIST_TYPE : ND_TYPE,
+                 "an input (not implemented)");
+}
+
+/* A not-implemented op takes MXNet's arguments: "inputs|params|kvar". */
+static int fill_from_signature(struct info_entry *e, int cap, const char *sig) {
+  int st = 0, part = 0;
+  const char *p = sig;
+  while (!st && part < 2 && *p) {
+    size_t len = strcspn(p, " |");
+    if (len) st = add_word(e, cap, p, len, part == 0);
+    p += len;
+    if (*p == '|') part++;
+    if (*p) p++;
+  }
+  e->kvar = strdup(part == 2 ? p : "");
+  return st || !e->kvar ? MXR_ENOMEM : 0;
+}
+
+static int fill_implemented(struct info_entry *e, int cap) {
+  const mxr_op *op = e->op;
+  int st = 0;
+  char type[INFO_TEXT_MAX];
+  if (variadic(op)) st = add_arg(e, cap, "data", 4, ND_LIST_TYPE, "the input arrays");
+  for (int i = 0; !variadic(op) && !st && i < op->nin; i++) {
+    const char *name = mxr__op_input_name_at(op, op->nin, i);
+    st = add_arg(e, cap, name, strlen(name), ND_TYPE, "an input array");
+  }
+  for (int i = 0; !variadic(op) && !st && i < op->naux; i++)
+    st = add_arg(e, cap, op->aux_names[i], strlen(op->aux_names[i]), ND_TYPE, "an auxiliary state");
+  for (int i = 0; !st && i < op->num_fields; i++) {
+    field_type(&op->fields[i], type, sizeof type);
+    st = add_arg(e, cap, op->fields[i].name, strlen(op->fields[i].name), type, "a parameter");
+  }
+  e->kvar = strdup(variadic(op) && has_field(op, "num_args") ? "num_args" : "");
+  return st || !e->kvar ? MXR_ENOMEM : 0;
 }
 
 static char *describe(const mxr_op *op) {
@@ -83,44 +130,37 @@ static char *describe(const mxr_op *op) {
   return strdup(text);
 }
 
-/* Fill e's argument arrays; 0 or MXR_ENOMEM (the caller frees). */
+/* Fill e's arguments and description; 0 or MXR_ENOMEM (the caller frees). */
 static int fill_args(struct info_entry *e) {
   const mxr_op *op = e->op;
-  int nin = num_inputs_listed(op), nf = op->not_implemented ? 0 : op->num_fields;
-  int n = nin + nf;
-  e->names = calloc((size_t)n + 1, sizeof *e->names);
-  e->types = calloc((size_t)n + 1, sizeof *e->types);
-  e->descs = calloc((size_t)n + 1, sizeof *e->descs);
+  /* Enough room for every word of a signature, or every input, aux state
+   * and field. */
+  int cap = op->not_implemented ? (int)strlen(op->mxnet_signature) + 1
+                                : op->nin + op->naux + op->num_fields + 1;
+  e->names = calloc((size_t)cap, sizeof *e->names);
+  e->types = calloc((size_t)cap, sizeof *e->types);
+  e->descs = calloc((size_t)cap, sizeof *e->descs);
   if (!e->names || !e->types || !e->descs) return MXR_ENOMEM;
-  bool list = op->not_implemented || variadic(op);
-  for (int i = 0; i < nin; i++) {
-    e->names[i] = list ? "data" : mxr__op_input_name_at(op, nin, i);
-    e->types[i] = list ? ND_LIST_TYPE : ND_TYPE;
-    e->descs[i] = list ? "the input arrays" : "an input array";
-  }
-  for (int i = 0; i < nf; i++) {
-    e->names[nin + i] = op->fields[i].name;
-    e->types[nin + i] = field_type(&op->fields[i]);
-    e->descs[nin + i] = "a parameter";
-    if (!e->types[nin + i]) return MXR_ENOMEM;
-  }
-  e->info = (struct mxr_op_info){
-      .description = describe(op),
-      .num_args = n,
-      .arg_names = e->names,
-      .arg_types = e->types,
-      .arg_descs = e->descs,
-      .key_var_num_args = variadic(op) && has_field(op, "num_args") ? "num_args" : "",
-  };
-  return e->info.description ? 0 : MXR_ENOMEM;
+  int st = op->not_implemented ? fill_from_signature(e, cap, op->mxnet_signature)
+                               : fill_implemented(e, cap);
+  e->info.description = describe(op);
+  e->info.arg_names = (const char *const *)e->names;
+  e->info.arg_types = (const char *const *)e->types;
+  e->info.arg_descs = (const char *const *)e->descs;
+  e->info.key_var_num_args = e->kvar;
+  return st || !e->info.description ? MXR_ENOMEM : 0;
 }
 
 static void free_args(struct info_entry *e) {
-  int nin = num_inputs_listed(e->op);
-  for (int i = nin; e->types && e->types[i]; i++) free((void *)e->types[i]);
+  for (int i = 0; i < e->info.num_args; i++) {
+    free(e->names[i]);
+    free(e->types[i]);
+    free(e->descs[i]);
+  }
   free(e->names);
   free(e->types);
   free(e->descs);
+  free(e->kvar);
   free((void *)e->info.description);
 }
 

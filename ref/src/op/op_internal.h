@@ -233,6 +233,10 @@ struct mxr_op {
    * (mxnet_op_names.h): parsing its params fails with MXR_ENOTIMPL, so
    * every use of the op fails. */
   bool not_implemented;
+  /* Its arguments as MXNet lists them (mxnet_op_names.h), so that the
+   * frontend's function for it takes the same arguments and reaches the
+   * library, which then refuses it. */
+  const char *mxnet_signature;
 };
 
 /* Each op family's NULL-terminated group (families.h lists the families). */

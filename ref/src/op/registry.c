@@ -32,9 +32,11 @@ static int cmp_entry(const void *a, const void *b) {
   return strcmp(((const struct name_entry *)a)->name, ((const struct name_entry *)b)->name);
 }
 
-/* MXNet 1.9.1's names, sorted. */
-static const char *const mxnet_names[] = {
-#define MXR_MXNET_OP(name) name,
+/* MXNet 1.9.1's names, sorted, with their frontend signatures. */
+static const struct {
+  const char *name, *signature;
+} mxnet_names[] = {
+#define MXR_MXNET_OP(name, signature) {name, signature},
 #include "op/mxnet_op_names.h"
 };
 #define NUM_MXNET_NAMES (sizeof mxnet_names / sizeof mxnet_names[0])
@@ -63,8 +65,10 @@ static const struct name_entry *find_entry(const char *name) {
 static void add_stubs(size_t implemented) {
   size_t k = 0;
   for (size_t i = 0; i < NUM_MXNET_NAMES; i++) {
-    if (find_entry(mxnet_names[i])) continue;
-    stubs[k] = (struct mxr_op){.name = mxnet_names[i], .not_implemented = true};
+    if (find_entry(mxnet_names[i].name)) continue;
+    stubs[k] = (struct mxr_op){.name = mxnet_names[i].name,
+                               .not_implemented = true,
+                               .mxnet_signature = mxnet_names[i].signature};
     names[implemented + k] = (struct name_entry){stubs[k].name, &stubs[k]};
     k++;
   }
