@@ -391,6 +391,11 @@ int MXSymbolRemoveAmpCast(SymbolHandle sym_handle, SymbolHandle *ret_sym_handle)
  * next MXSymbolPrint or MXExecutorPrint. */
 int MXSymbolPrint(SymbolHandle symbol, const char **out_str);
 
+/* nnvm's input names: option 0 every variable in graph order, 1 the
+ * arguments, 2 the aux states (the name-list thread buffer). */
+int NNSymbolListInputNames(SymbolHandle symbol, int option, nn_uint *out_size,
+                           const char ***out_str_array);
+
 /* nnvm's names for MXSymbolFree and MXSymbolCompose. */
 int NNSymbolFree(SymbolHandle symbol);
 int NNSymbolCompose(SymbolHandle sym, const char *name, nn_uint num_args, const char **keys,
@@ -418,6 +423,31 @@ int MXExecutorBackwardEx(ExecutorHandle handle, uint32_t len, NDArrayHandle *hea
  * frees). */
 int MXExecutorOutputs(ExecutorHandle handle, uint32_t *out_size, NDArrayHandle **out);
 int MXExecutorFree(ExecutorHandle handle);
+
+/* Bind to arrays the library makes: shapes (and dtypes, float32 where
+ * nothing decides) are inferred from the ones given, and every argument,
+ * gradient (for grad_req other than "null") and aux state is a new
+ * zero-filled array whose handle the caller owns.  grad_req: one for all
+ * (list length 0), a list by position (names NULL), or by name.  Only
+ * dense storage (stype 0 or -1) is accepted.  Plans share no memory, so
+ * shared_arg_names are ignored and the shared buffer comes back as given
+ * (new handles to the same arrays).  The returned handle arrays are
+ * thread buffers, until the next call. */
+int MXExecutorSimpleBindEx(
+    SymbolHandle symbol_handle, int dev_type, int dev_id, const uint32_t num_g2c_keys,
+    const char **g2c_keys, const int *g2c_dev_types, const int *g2c_dev_ids,
+    const uint32_t provided_grad_req_list_len, const char **provided_grad_req_names,
+    const char **provided_grad_req_types, const uint32_t num_provided_arg_shapes,
+    const char **provided_arg_shape_names, const int *provided_arg_shape_data,
+    const uint32_t *provided_arg_shape_idx, const uint32_t num_provided_arg_dtypes,
+    const char **provided_arg_dtype_names, const int *provided_arg_dtypes,
+    const uint32_t num_provided_arg_stypes, const char **provided_arg_stype_names,
+    const int *provided_arg_stypes, const uint32_t num_shared_arg_names,
+    const char **shared_arg_name_list, int *shared_buffer_len, const char **shared_buffer_name_list,
+    NDArrayHandle *shared_buffer_handle_list, const char ***updated_shared_buffer_name_list,
+    NDArrayHandle **updated_shared_buffer_handle_list, uint32_t *num_in_args,
+    NDArrayHandle **in_args, NDArrayHandle **arg_grads, uint32_t *num_aux_states,
+    NDArrayHandle **aux_states, ExecutorHandle shared_exec_handle, ExecutorHandle *out);
 
 /* --------------------------------------------------------------- autograd */
 

@@ -52,6 +52,9 @@ void mxr_symbol_free(mxr_symbol *sym);
 int mxr_symbol_list_arguments(const mxr_symbol *sym, int *num, const char *const **names);
 int mxr_symbol_list_outputs(const mxr_symbol *sym, int *num, const char *const **names);
 int mxr_symbol_list_auxiliary_states(const mxr_symbol *sym, int *num, const char *const **names);
+/* Every variable, arguments and aux states as they appear in the graph
+ * (nnvm's ListInputNames; a cached op's inputs). */
+int mxr_symbol_list_inputs(const mxr_symbol *sym, int *num, const char *const **names);
 
 /* Shape inference from known argument shapes (by name; others unknown).
  * On success fills the arrays (sized by the list_* counts; ndim -1 where

@@ -140,6 +140,7 @@ struct capi_tls {
   struct capi_buf infer_ndim[3], infer_ptrs[3], infer_dims[3]; /* MXSymbolInferShapeEx */
   char *json;                   /* MXSymbolSaveToJSON (malloc'd by the native call) */
   char *stats;                  /* MXAggregateProfileStatsPrint(Ex) */
+  struct capi_buf bind[4];      /* MXExecutorSimpleBindEx: args, grads, aux, shared buffer */
   char **attrs;                 /* MXSymbolListAttr(Shallow): one malloc'd block */
   char *text;                   /* MXSymbolPrint, MXExecutorPrint */
 };

@@ -225,6 +225,7 @@ static void free_tls(void *p) {
                              &t->infer_ptrs[1], &t->infer_ptrs[2], &t->infer_dims[0],
                              &t->infer_dims[1], &t->infer_dims[2]};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]->p);
+  for (size_t i = 0; i < sizeof t->bind / sizeof t->bind[0]; i++) free(t->bind[i].p);
   free(t->json);
   free(t->stats);
   free(t->attrs);

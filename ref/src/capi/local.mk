@@ -11,6 +11,7 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/capi/ndarray_view.c \
 	ref/src/capi/symbol.c \
 	ref/src/capi/executor.c \
+	ref/src/capi/simple_bind.c \
 	ref/src/capi/imperative.c \
 	ref/src/capi/profiler.c \
 	ref/src/capi/frontend.c \

@@ -119,14 +119,14 @@ int mxr__node_copy(const struct mxr_node *src, struct mxr_node *dst) {
 /* ----------------------------------------------------------- symbols */
 
 static void drop_lists(mxr_symbol *s) {
-  char **lists[3] = {s->args, s->outputs, s->auxs};
-  int counts[3] = {s->num_args, s->num_outputs, s->num_auxs};
-  for (int k = 0; k < 3; k++) {
+  char **lists[4] = {s->args, s->outputs, s->auxs, s->inputs};
+  int counts[4] = {s->num_args, s->num_outputs, s->num_auxs, s->num_inputs};
+  for (int k = 0; k < 4; k++) {
     for (int i = 0; i < counts[k]; i++) free(lists[k][i]);
     free(lists[k]);
   }
-  s->args = s->outputs = s->auxs = NULL;
-  s->num_args = s->num_outputs = s->num_auxs = 0;
+  s->args = s->outputs = s->auxs = s->inputs = NULL;
+  s->num_args = s->num_outputs = s->num_auxs = s->num_inputs = 0;
   s->lists_valid = false;
 }
 
@@ -633,6 +633,7 @@ static int build_lists(mxr_symbol *s) {
     if (!mxr__node_is_var(&s->nodes[i])) continue;
     if (mxr__symbol_var_is_aux(s, i)) st = push_name(&s->auxs, &s->num_auxs, s->nodes[i].name);
     else st = push_name(&s->args, &s->num_args, s->nodes[i].name);
+    if (!st) st = push_name(&s->inputs, &s->num_inputs, s->nodes[i].name);
   }
   for (int h = 0; h < s->num_heads && !st; h++) {
     output_name(s, h, buf, sizeof buf);
@@ -648,8 +649,8 @@ static int list(const mxr_symbol *cs, int which, int *num, const char *const **n
   mxr_symbol *s = (mxr_symbol *)cs; /* the lists are a cache */
   int st = build_lists(s);
   if (st) return st;
-  char **l[3] = {s->args, s->outputs, s->auxs};
-  int n[3] = {s->num_args, s->num_outputs, s->num_auxs};
+  char **l[4] = {s->args, s->outputs, s->auxs, s->inputs};
+  int n[4] = {s->num_args, s->num_outputs, s->num_auxs, s->num_inputs};
   *num = n[which];
   *names = (const char *const *)l[which];
   return 0;
@@ -663,4 +664,7 @@ int mxr_symbol_list_outputs(const mxr_symbol *s, int *num, const char *const **n
 }
 int mxr_symbol_list_auxiliary_states(const mxr_symbol *s, int *num, const char *const **names) {
   return list(s, 2, num, names);
+}
+int mxr_symbol_list_inputs(const mxr_symbol *s, int *num, const char *const **names) {
+  return list(s, 3, num, names);
 }
