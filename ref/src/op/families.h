@@ -23,5 +23,6 @@ MXR_OP_FAMILY(batchnorm)
 MXR_OP_FAMILY(convolution)
 MXR_OP_FAMILY(pooling)
 MXR_OP_FAMILY(optimizer)
+MXR_OP_FAMILY(random)
 
 #undef MXR_OP_FAMILY
