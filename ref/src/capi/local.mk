@@ -58,3 +58,17 @@ check-mxnet: all ref/tests/capi_conformance$(EXEEXT)
 	esac
 
 .PHONY: check-mxnet
+
+# MXNet 1.9.1's own Python tests (the peer files) with pytest on libmxref
+# and on MXNet, and the table of their outcomes (ci/check-peer.sh).  Where
+# they cannot run (no peer files, no python3 or pip, the package index
+# unreachable) the target says why and succeeds.
+check-peer: all
+	@rc=0; $(SHELL) $(top_srcdir)/ci/check-peer.sh "$(abs_top_builddir)" "$(abs_top_srcdir)" || rc=$$?; \
+	case $$rc in \
+	  0) ;; \
+	  77) echo "check-peer: skipped (see above)" ;; \
+	  *) exit $$rc ;; \
+	esac
+
+.PHONY: check-peer

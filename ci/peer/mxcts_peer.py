@@ -1,0 +1,82 @@
+"""pytest plugin of `make check-peer` (ci/check-peer.sh): records each
+test's outcome in the JSON-lines file named by MXCTS_PEER_RESULTS, one
+object per test:
+
+    {"file": "test_engine.py", "test": "test_bulk", "outcome": "passed",
+     "lacks": "operator sin"}
+
+outcome is passed, failed or skipped; "lacks" is set for a failed test
+whose failure says what libmxref does not implement (its message "X is not
+implemented by libmxref"), so that those tests are counted apart, from the
+library's own words rather than from a list kept by hand.
+
+With MXCTS_PEER_CPU=1 the GPU context is the CPU one (mx.gpu(i) returns
+mx.cpu(i) and the GPU count is 1), so that GPU-only tests such as the
+seed's test_bulking run on a machine without a GPU; the test files stay
+as they are.
+"""
+import json
+import os
+import re
+
+import pytest
+
+NOT_IMPLEMENTED = re.compile(r"((?:operator|iterator) \S+|[^:\n]*?) is not implemented by libmxref")
+
+
+def _cpu_for_gpu():
+    import mxnet as mx
+    from mxnet import context, test_utils
+
+    def gpu(device_id=0):
+        return mx.cpu(device_id)
+
+    mx.gpu = context.gpu = gpu
+    test_utils.gpu = gpu
+    context.num_gpus = mx.context.num_gpus = lambda: 1
+    test_utils.default_context = lambda: mx.cpu()
+
+
+class Recorder:
+    def __init__(self, path):
+        self.path = path
+        self.results = {}
+
+    def _record(self, report, outcome):
+        item = self.results.setdefault(report.nodeid, {"outcome": "passed", "lacks": None})
+        if outcome == "failed" or (outcome == "skipped" and item["outcome"] == "passed"):
+            item["outcome"] = outcome
+        if outcome == "failed" and item["lacks"] is None:
+            found = NOT_IMPLEMENTED.search(report.longreprtext or "")
+            if found:
+                item["lacks"] = found.group(1).strip()
+
+    @pytest.hookimpl
+    def pytest_runtest_logreport(self, report):
+        if report.failed:
+            self._record(report, "failed")
+        elif report.skipped:
+            self._record(report, "skipped")
+        elif report.when == "call":
+            self._record(report, "passed")
+
+    @pytest.hookimpl
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self._record(report, "failed")
+
+    @pytest.hookimpl
+    def pytest_sessionfinish(self, session):
+        with open(self.path, "a") as f:
+            for nodeid, item in self.results.items():
+                path, _, test = nodeid.partition("::")
+                f.write(json.dumps({"file": os.path.basename(path), "test": test or "(collection)",
+                                    "outcome": item["outcome"], "lacks": item["lacks"]}) + "\n")
+
+
+def pytest_configure(config):
+    if os.environ.get("MXCTS_PEER_CPU") == "1":
+        _cpu_for_gpu()
+    path = os.environ.get("MXCTS_PEER_RESULTS")
+    if path:
+        config.pluginmanager.register(Recorder(path), "mxcts_peer_recorder")
