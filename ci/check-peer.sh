@@ -15,7 +15,8 @@
 #
 # PEER_FILES: the test files, relative to the peer folder (default the
 #   seven of tests/python/unittest); PEER_LIBS: "mxref mxnet" (default) or
-#   one of them; PEER_TIMEOUT: seconds per file and library (default 1800).
+#   one of them; PEER_TIMEOUT: seconds per file and library (default 1800);
+#   PEER_RUN: the scratch folder (default BUILDDIR/peer-run, emptied first).
 # Exit status: 0 when every test that passes on MXNet passes on libmxref or
 # needs something libmxref lacks (or is listed in ci/peer/expectations.txt);
 # 1 otherwise; 77 when the tests cannot run here (no peer files, python3
@@ -59,7 +60,7 @@ if ! ready; then
     ready || { say "the environment in $venv does not import mxnet"; exit 1; }
 fi
 
-run=$builddir/peer-run
+run=${PEER_RUN:-$builddir/peer-run}
 rm -rf "$run" && mkdir -p "$run/results" || exit 1
 cp -R "$peer/." "$run/files" && chmod -R u+w "$run/files" || exit 1
 

@@ -21,7 +21,7 @@ import re
 
 import pytest
 
-NOT_IMPLEMENTED = re.compile(r"((?:operator|iterator) \S+|[^:\n]*?) is not implemented by libmxref")
+NOT_IMPLEMENTED = re.compile(r"((?:operator|iterator) \S+|[^:\n]*?) (?:is|are) not implemented by libmxref")
 
 
 def _cpu_for_gpu():

@@ -340,7 +340,8 @@ int MXSymbolInferShapeEx(SymbolHandle sym, uint32_t num_args, const char **keys,
                          const int **out_shape_ndim, const int ***out_shape_data,
                          uint32_t *aux_shape_size, const int **aux_shape_ndim,
                          const int ***aux_shape_data, int *complete);
-/* The same call: unknown shapes come back unknown (ndim 0) either way. */
+/* The same call, reporting the result complete (as MXNet's partial call):
+ * unknown shapes come back unknown (ndim 0). */
 int MXSymbolInferShapePartialEx(SymbolHandle sym, uint32_t num_args, const char **keys,
                                 const uint32_t *arg_ind_ptr, const int *arg_shape_data,
                                 uint32_t *in_shape_size, const int **in_shape_ndim,
@@ -350,9 +351,8 @@ int MXSymbolInferShapePartialEx(SymbolHandle sym, uint32_t num_args, const char 
                                 const int ***aux_shape_data, int *complete);
 
 /* Type inference from known dtypes (by name, or positional when keys is
- * NULL); -1 where still unknown, *complete 1 when none is.  The arrays
- * share MXSymbolInferShapeEx's ndim buffers.  The partial call is the
- * same. */
+ * NULL); -1 where still unknown, *complete 1 when none is (always, for the
+ * partial call).  The arrays share MXSymbolInferShapeEx's ndim buffers. */
 int MXSymbolInferType(SymbolHandle sym, uint32_t num_args, const char **keys,
                       const int *arg_type_data, uint32_t *in_type_size, const int **in_type_data,
                       uint32_t *out_type_size, const int **out_type_data, uint32_t *aux_type_size,
@@ -377,8 +377,8 @@ int MXSymbolListAttr(SymbolHandle symbol, uint32_t *out_size, const char ***out)
 int MXSymbolListAttrShallow(SymbolHandle symbol, uint32_t *out_size, const char ***out);
 
 /* New symbols (the caller frees them): output `index`; every output of
- * every node (get_internals); the head nodes' inputs (*out NULL when there
- * are none); a copy (MXShallowCopySymbol, and MXSymbolRemoveAmpCast:
+ * every node (get_internals); the head nodes' inputs (a symbol with no
+ * outputs when there are none, as MXNet); a copy (MXShallowCopySymbol, and MXSymbolRemoveAmpCast:
  * libmxref inserts no casts). */
 int MXSymbolGetNumOutputs(SymbolHandle symbol, uint32_t *output_count);
 int MXSymbolGetOutput(SymbolHandle symbol, uint32_t index, SymbolHandle *out);
@@ -390,6 +390,10 @@ int MXSymbolRemoveAmpCast(SymbolHandle sym_handle, SymbolHandle *ret_sym_handle)
 /* The symbol's JSON (MXNet prints a text dump): a thread buffer, until the
  * next MXSymbolPrint or MXExecutorPrint. */
 int MXSymbolPrint(SymbolHandle symbol, const char **out_str);
+
+/* A symbol as JSON in a file, and back. */
+int MXSymbolSaveToFile(SymbolHandle symbol, const char *fname);
+int MXSymbolCreateFromFile(const char *fname, SymbolHandle *out);
 
 /* nnvm's input names: option 0 every variable in graph order, 1 the
  * arguments, 2 the aux states (the name-list thread buffer). */
@@ -448,6 +452,32 @@ int MXExecutorSimpleBindEx(
     NDArrayHandle **updated_shared_buffer_handle_list, uint32_t *num_in_args,
     NDArrayHandle **in_args, NDArrayHandle **arg_grads, uint32_t *num_aux_states,
     NDArrayHandle **aux_states, ExecutorHandle shared_exec_handle, ExecutorHandle *out);
+
+/* A one-line summary of the executor's plan (MXNet prints its graph): a
+ * thread buffer shared with MXSymbolPrint, until the next of these calls. */
+int MXExecutorPrint(ExecutorHandle handle, const char **out_str);
+
+/* Not implemented (each fails with "... is not implemented by libmxref"):
+ * autograd.Function, the symbol of a recorded computation, sparse arrays,
+ * reshaping an executor, monitor callbacks. */
+int MXCustomFunctionRecord(int num_inputs, NDArrayHandle *inputs, int num_outputs,
+                           NDArrayHandle *outputs, struct MXCallbackList *callbacks);
+int MXAutogradGetSymbol(NDArrayHandle handle, SymbolHandle *out);
+int MXNDArrayCreateSparseEx(int storage_type, const uint32_t *shape, uint32_t ndim, int dev_type,
+                            int dev_id, int delay_alloc, int dtype, uint32_t num_aux, int *aux_type,
+                            uint32_t *aux_ndims, const uint32_t *aux_shape, NDArrayHandle *out);
+int MXExecutorReshapeEx(int partial_shaping, int allow_up_sizing, int dev_type, int dev_id,
+                        uint32_t num_map_keys, const char **map_keys, const int *map_dev_types,
+                        const int *map_dev_ids, const uint32_t num_provided_arg_shapes,
+                        const char **provided_arg_shape_names, const int *provided_arg_shape_data,
+                        const uint32_t *provided_arg_shape_idx, uint32_t *num_in_args,
+                        NDArrayHandle **in_args, NDArrayHandle **arg_grads,
+                        uint32_t *num_aux_states, NDArrayHandle **aux_states,
+                        ExecutorHandle shared_exec, ExecutorHandle *out);
+int MXExecutorSetMonitorCallbackEX(ExecutorHandle handle, ExecutorMonitorCallback callback,
+                                   void *callback_handle, bool monitor_all);
+int MXCachedOpRegisterOpHook(NDArrayHandle handle, CachedOpMonitorCallback callback,
+                             bool monitor_all);
 
 /* --------------------------------------------------------------- autograd */
 

@@ -93,8 +93,8 @@ int mxr_symbol_list_attrs(const mxr_symbol *sym, int recursive, int *num, char *
 
 /* New symbols made from parts of one: output `index` alone; every output
  * of every node, variables included, in graph order (MXNet's
- * get_internals); the inputs of the head nodes (*out NULL when they have
- * none, as for a variable). */
+ * get_internals); the inputs of the head nodes (a symbol with no outputs
+ * when they have none, as for a variable). */
 int mxr_symbol_output(const mxr_symbol *sym, int index, mxr_symbol **out);
 int mxr_symbol_internals(const mxr_symbol *sym, mxr_symbol **out);
 int mxr_symbol_children(const mxr_symbol *sym, mxr_symbol **out);

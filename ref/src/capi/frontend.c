@@ -161,7 +161,8 @@ int MXSetIsNumpyShape(int is_np_shape, int *prev) {
   static const char fn[] = "MXSetIsNumpyShape";
   if (!prev) return capi_ret(mxr__capi_null(fn, "prev"));
   if (is_np_shape)
-    return capi_ret(mxr_set_error(MXR_ENOTIMPL, "%s: NumPy shape semantics (%d) are not implemented by libmxref",
+    return capi_ret(mxr_set_error(MXR_ENOTIMPL,
+                                  "%s: NumPy shape semantics are not implemented by libmxref (asked for %d)",
                                   fn, is_np_shape));
   *prev = 0;
   return 0;

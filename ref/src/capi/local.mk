@@ -15,7 +15,8 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/capi/imperative.c \
 	ref/src/capi/profiler.c \
 	ref/src/capi/frontend.c \
-	ref/src/capi/symbol_info.c
+	ref/src/capi/symbol_info.c \
+	ref/src/capi/not_implemented.c
 
 mxrefinclude_HEADERS += ref/include/mxref/c_api.h
 

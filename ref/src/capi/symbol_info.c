@@ -218,13 +218,16 @@ int MXSymbolInferTypePartial(SymbolHandle sym, uint32_t num_args, const char **k
                              const int **in_type_data, uint32_t *out_type_size,
                              const int **out_type_data, uint32_t *aux_type_size,
                              const int **aux_type_data, int *complete) {
-  return infer_type("MXSymbolInferTypePartial", sym, num_args, keys, arg_type_data, in_type_size,
-                    in_type_data, out_type_size, out_type_data, aux_type_size, aux_type_data,
-                    complete);
+  int st = infer_type("MXSymbolInferTypePartial", sym, num_args, keys, arg_type_data, in_type_size,
+                      in_type_data, out_type_size, out_type_data, aux_type_size, aux_type_data,
+                      complete);
+  if (!st) *complete = 1; /* as the partial shape call */
+  return st;
 }
 
 /* MXSymbolInferShapeEx already leaves unknown shapes unknown (ndim 0)
- * instead of failing, which is what the partial call asks for. */
+ * instead of failing; the partial call reports its result as complete, as
+ * MXNet does, so that the frontend reads the shapes. */
 int MXSymbolInferShapePartialEx(SymbolHandle sym, uint32_t num_args, const char **keys,
                                 const uint32_t *arg_ind_ptr, const int *arg_shape_data,
                                 uint32_t *in_shape_size, const int **in_shape_ndim,
@@ -232,8 +235,52 @@ int MXSymbolInferShapePartialEx(SymbolHandle sym, uint32_t num_args, const char 
                                 const int **out_shape_ndim, const int ***out_shape_data,
                                 uint32_t *aux_shape_size, const int **aux_shape_ndim,
                                 const int ***aux_shape_data, int *complete) {
-  return MXSymbolInferShapeEx(sym, num_args, keys, arg_ind_ptr, arg_shape_data, in_shape_size,
-                              in_shape_ndim, in_shape_data, out_shape_size, out_shape_ndim,
-                              out_shape_data, aux_shape_size, aux_shape_ndim, aux_shape_data,
-                              complete);
+  int st = MXSymbolInferShapeEx(sym, num_args, keys, arg_ind_ptr, arg_shape_data, in_shape_size,
+                                in_shape_ndim, in_shape_data, out_shape_size, out_shape_ndim,
+                                out_shape_data, aux_shape_size, aux_shape_ndim, aux_shape_data,
+                                complete);
+  if (!st) *complete = 1;
+  return st;
+}
+
+/* ---------------------------------------------------------------- files */
+
+int MXSymbolSaveToFile(SymbolHandle symbol, const char *fname) {
+  static const char fn[] = "MXSymbolSaveToFile";
+  mxr_symbol *s;
+  if (mxr__capi_symbol(symbol, fn, "symbol", &s)) return -1;
+  if (!fname) return capi_ret(mxr__capi_null(fn, "fname"));
+  char *json = NULL;
+  if (mxr_symbol_to_json(s, &json)) return -1;
+  FILE *f = fopen(fname, "w");
+  int st = f && fputs(json, f) >= 0 ? 0 : -1;
+  if (f && fclose(f) != 0) st = -1;
+  free(json);
+  if (st) return capi_ret(mxr_set_error(MXR_ESYS, "%s: cannot write %s", fn, fname));
+  return 0;
+}
+
+int MXSymbolCreateFromFile(const char *fname, SymbolHandle *out) {
+  static const char fn[] = "MXSymbolCreateFromFile";
+  if (!fname || !out) return capi_ret(mxr__capi_null(fn, fname ? "out" : "fname"));
+  FILE *f = fopen(fname, "rb");
+  if (!f) return capi_ret(mxr_set_error(MXR_ESYS, "%s: cannot open %s", fn, fname));
+  size_t cap = 4096, len = 0, n;
+  char *text = malloc(cap);
+  while (text && (n = fread(text + len, 1, cap - len - 1, f)) > 0) {
+    len += n;
+    if (len + 1 == cap) {
+      char *grown = realloc(text, cap *= 2);
+      if (!grown) free(text);
+      text = grown;
+    }
+  }
+  int err = ferror(f);
+  fclose(f);
+  if (!text) return capi_ret(mxr_set_error(MXR_ENOMEM, "%s: out of memory", fn));
+  text[len] = '\0';
+  mxr_symbol *s = NULL;
+  int st = err ? mxr_set_error(MXR_ESYS, "%s: cannot read %s", fn, fname) : mxr_symbol_from_json(text, &s);
+  free(text);
+  return wrap_new_symbol(st, s, out);
 }

@@ -177,9 +177,7 @@ int mxr_symbol_children(const mxr_symbol *sym, mxr_symbol **out) {
   if (!sym || !out) return mxr_set_error(MXR_EINVAL, "mxr_symbol_children: NULL argument");
   int total = 0;
   for (int h = 0; h < sym->num_heads; h++) total += sym->nodes[sym->heads[h].node].nin;
-  *out = NULL;
-  if (total == 0) return 0;
-  struct mxr_entry *heads = malloc((size_t)total * sizeof *heads);
+  struct mxr_entry *heads = malloc((size_t)(total > 0 ? total : 1) * sizeof *heads);
   if (!heads) return mxr_set_error(MXR_ENOMEM, "children: out of memory");
   int k = 0;
   for (int h = 0; h < sym->num_heads; h++) {

@@ -36,23 +36,19 @@ static const int dtype_codes[] = {MXR_FLOAT32, MXR_FLOAT16, MXR_FLOAT32, MXR_FLO
 static const struct mxr_param_field uniform_fields[] = RANDOM_FIELDS("low", "0", "high", "1");
 static const struct mxr_param_field normal_fields[] = RANDOM_FIELDS("loc", "0", "scale", "1");
 
-static int dtype_check(const char *opname, const struct random_params *p) {
-  if (dtype_codes[p->dtype] != MXR_FLOAT16) return 0;
+static int dtype_check(const char *opname, void *params) {
+  if (dtype_codes[((struct random_params *)params)->dtype] != MXR_FLOAT16) return 0;
   return mxr_set_error(MXR_ENOTIMPL, "%s: dtype float16 is not implemented by libmxref", opname);
 }
 
-static int uniform_check(const char *opname, void *params) {
-  const struct random_params *p = params;
-  if (dtype_check(opname, p)) return MXR_ENOTIMPL;
-  if (p->b < p->a)
-    return mxr_set_error(MXR_EINVAL, "%s: high (%g) is less than low (%g)", opname, p->b, p->a);
-  return 0;
-}
-
-static int normal_check(const char *opname, void *params) {
-  const struct random_params *p = params;
-  if (dtype_check(opname, p)) return MXR_ENOTIMPL;
-  if (p->b < 0) return mxr_set_error(MXR_EINVAL, "%s: scale (%g) is negative", opname, p->b);
+/* The distribution's parameters are checked when the op runs, as MXNet's
+ * samplers check them: a bad one fails the op, and the error surfaces when
+ * its output is waited for. */
+static int check_sampler(int normal, const struct random_params *p) {
+  if (!normal && p->b < p->a)
+    return mxr_set_error(MXR_EINVAL, "_random_uniform: high (%g) is less than low (%g)", p->b, p->a);
+  if (normal && p->b < 0)
+    return mxr_set_error(MXR_EINVAL, "_random_normal: scale (%g) is negative", p->b);
   return 0;
 }
 
@@ -77,6 +73,7 @@ static int random_type(const void *params, int *in, int nin, int *out, int nout,
 static int fill(const struct mxr_op_ctx *ctx, const struct random_params *p, int normal,
                 struct mxr_tensor *out, int req) {
   int64_t n = mxr_tensor_size(out);
+  if (check_sampler(normal, p)) return MXR_EINVAL;
   if (req == MXR_REQ_NULL) return 0;
   for (int64_t i = 0; i < n; i++) {
     double v = mxr__random_sample_at(ctx->seed, (uint64_t)i, normal, p->a, p->b);
@@ -99,6 +96,7 @@ static int normal_forward(MXR_FCOMPUTE_PARAMS) {
 #ifdef MXR_HAVE_CUDA
 static int random_forward_gpu(const struct mxr_op_ctx *ctx, const struct random_params *p, int normal,
                               struct mxr_tensor *out, int req) {
+  if (check_sampler(normal, p)) return MXR_EINVAL;
   return mxr__gpu_random_fill(mxr__op_stream(ctx), out->data, out->dtype, mxr_tensor_size(out), req,
                               normal, p->a, p->b, ctx->seed);
 }
@@ -133,8 +131,8 @@ static int normal_forward_gpu(MXR_FCOMPUTE_PARAMS) {
   }
 
 RANDOM_OP(op_random_uniform, "_random_uniform", "uniform", "random_uniform", uniform_fields,
-          uniform_check, uniform_forward, uniform_forward_gpu);
-RANDOM_OP(op_random_normal, "_random_normal", "normal", "random_normal", normal_fields, normal_check,
+          dtype_check, uniform_forward, uniform_forward_gpu);
+RANDOM_OP(op_random_normal, "_random_normal", "normal", "random_normal", normal_fields, dtype_check,
           normal_forward, normal_forward_gpu);
 
 const struct mxr_op *const mxr__ops_random[] = {&op_random_uniform, &op_random_normal, NULL};
