@@ -31,7 +31,10 @@ int mxr_symbol_variable(const char *name, mxr_symbol **out);
  * The params are copied. */
 int mxr_symbol_atomic(const mxr_op *op, const mxr_op_params *params, mxr_symbol **out);
 
-/* Bind an atomic symbol's inputs (MXSymbolCompose), in place.  `keys` NULL:
+/* Bind an atomic symbol's inputs (MXSymbolCompose), in place.  A symbol
+ * that is already a graph is composed by replacing its variables: keys[k]
+ * names the variable args[k] replaces (keys NULL: the k-th argument), and
+ * `name` is not used.  For an atomic symbol, `keys` NULL:
  * args are positional; otherwise keys[i] names the input (e.g. "data",
  * "weight").  Inputs left unbound become new variables named
  * "<name>_<input name>" (aux states too).  `name` names the op node; NULL
