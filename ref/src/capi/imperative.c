@@ -100,7 +100,7 @@ int MXImperativeInvokeEx(AtomicSymbolCreator creator, int num_inputs, NDArrayHan
       if (mxr_ndarray_is_none(in[i]))
         st = mxr_set_error(MXR_EINVAL, "%s: inputs[%d] is a placeholder with no shape", fn, i);
     if (!st && nall > CAPI_MAX_IO) st = mxr_set_error(MXR_EINVAL, "%s: too many outputs", fn);
-    if (!st) st = mxr__imperative_make_outputs(op, params, nin, in, naux, in + nin, nall, made);
+    if (!st) st = mxr__imperative_make_outputs(op, params, nin, in, naux, in + nin, nall, NULL, made);
     for (int i = 0; !st && i < nall; i++) {
       if (i < nvis && mxr_ndarray_is_none(out[i])) {
         fill_placeholder((*outputs)[i], made[i]);

@@ -1,5 +1,6 @@
 /*
- * Basic ops: reverse (flip), _copy, _zeros, _ones, _full and their gradients.
+ * Basic ops: reverse (flip), _copy, BlockGrad, _zeros, _ones, _full and their
+ * gradients.
  * reverse is the op of the bulking seed workload; its kernels are the
  * shortest possible so that per-op engine and executor costs dominate.
  */
@@ -209,7 +210,7 @@ static int copy_forward_gpu(MXR_FCOMPUTE_PARAMS) {
 
 static const struct mxr_op op_copy = {
     .name = "_copy",
-    .aliases = {"identity", "_copyto", NULL},
+    .aliases = {"identity", NULL},
     .nin = 1,
     .nout = 1,
     .input_names = data_input,
@@ -217,6 +218,21 @@ static const struct mxr_op op_copy = {
     .forward_cpu = copy_forward,
     .forward_gpu = MXR_GPU_FORWARD(copy_forward_gpu),
     .backward = "_backward_copy",
+    .inplace = {{0, 0}},
+    .num_inplace = 1,
+};
+
+/* BlockGrad (stop_gradient): the input unchanged, and no gradient flows
+ * back through it (its input's gradient is zero). */
+static const struct mxr_op op_block_grad = {
+    .name = "BlockGrad",
+    .aliases = {"stop_gradient", NULL},
+    .nin = 1,
+    .nout = 1,
+    .input_names = data_input,
+    .dtypes = ALL_DTYPES,
+    .forward_cpu = copy_forward,
+    .forward_gpu = MXR_GPU_FORWARD(copy_forward_gpu),
     .inplace = {{0, 0}},
     .num_inplace = 1,
 };
@@ -575,6 +591,6 @@ static const struct mxr_op op_identity_like = {
 
 const struct mxr_op *const mxr__ops_basic[] = {
     &op_reverse, &op_backward_reverse, &op_copy,       &op_backward_copy, &op_zeros,
-    &op_ones,    &op_full,             &op_add_n,            &op_zeros_like, &op_ones_like,     &op_identity_like,
+    &op_ones,    &op_full,             &op_block_grad,    &op_add_n,            &op_zeros_like, &op_ones_like,     &op_identity_like,
     NULL,
 };

@@ -30,7 +30,8 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/op/convolution.c \
 	ref/src/op/pooling.c \
 	ref/src/op/optimizer.c \
-	ref/src/op/random.c
+	ref/src/op/random.c \
+	ref/src/op/cast.c
 
 mxrefinclude_HEADERS += ref/include/mxref/op.h
 
@@ -50,7 +51,8 @@ CUDA_SOURCES += \
 	ref/src/op/cuda/convolution_gemm.cu \
 	ref/src/op/cuda/pooling.cu \
 	ref/src/op/cuda/optimizer.cu \
-	ref/src/op/cuda/random.cu
+	ref/src/op/cuda/random.cu \
+	ref/src/op/cuda/cast.cu
 CUDA_HEADER_FILES += \
 	ref/src/op/cuda/launch.h \
 	ref/src/op/cuda/kernel_util.cuh \

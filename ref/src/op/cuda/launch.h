@@ -55,6 +55,11 @@ int mxr__gpu_fill(void *stream, void *out, int dtype, int64_t n, int req, double
 int mxr__gpu_random_fill(void *stream, void *out, int dtype, int64_t n, int req, int normal,
                          double a, double b, uint64_t seed);
 
+/* Dtype conversion (op/cast.c): n elements of in_dtype into out_dtype,
+ * stored as req asks; every dtype but float16. */
+int mxr__gpu_cast(void *stream, const void *in, int in_dtype, void *out, int out_dtype, int64_t n,
+                  int req);
+
 /* out = sum of in[0..nin) (write) or out += that sum (add): float32,
  * float64.  `in` is a host array of device pointers. */
 int mxr__gpu_add_n(void *stream, const void *const *in, int nin, void *out, int dtype, int64_t n,
