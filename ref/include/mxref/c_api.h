@@ -527,6 +527,23 @@ int MXSetProcessProfilerState(int state, int profile_process, KVStoreHandle kvSt
 int MXDumpProcessProfile(int finished, int profile_process, KVStoreHandle kvStoreHandle);
 int MXProcessProfilePause(int paused, int profile_process, KVStoreHandle kvStoreHandle);
 
+/* Profiler objects (handles freed with MXProfileDestroyHandle).  A task,
+ * frame or event records one span in the trace from its start to its stop,
+ * under its name (category "operator" on the CPU's pid, not its domain's
+ * name as in MXNet); counters keep their value and markers are checked and
+ * accepted, but neither writes trace events. */
+int MXProfileCreateDomain(const char *domain, ProfileHandle *out);
+int MXProfileCreateTask(ProfileHandle domain, const char *task_name, ProfileHandle *out);
+int MXProfileCreateFrame(ProfileHandle domain, const char *frame_name, ProfileHandle *out);
+int MXProfileCreateEvent(const char *event_name, ProfileHandle *out);
+int MXProfileCreateCounter(ProfileHandle domain, const char *counter_name, ProfileHandle *out);
+int MXProfileDestroyHandle(ProfileHandle frame_handle);
+int MXProfileDurationStart(ProfileHandle duration_handle);
+int MXProfileDurationStop(ProfileHandle duration_handle);
+int MXProfileSetCounter(ProfileHandle counter_handle, uint64_t value);
+int MXProfileAdjustCounter(ProfileHandle counter_handle, int64_t value);
+int MXProfileSetMarker(ProfileHandle domain, const char *instant_marker_name, const char *scope);
+
 #ifdef __cplusplus
 }
 #endif

@@ -177,13 +177,14 @@ int MXAutogradBackwardEx(uint32_t num_output, NDArrayHandle *output_handles,
   (void)grad_handles;
   (void)grad_stypes;
   if (num_variables > 0)
-    return capi_ret(mxr_set_error(MXR_EINVAL,
-                                  "%s: gradients with respect to given variables (num_variables %u, "
-                                  "autograd.grad) are not supported; mark the variables and read "
+    return capi_ret(mxr_set_error(MXR_ENOTIMPL,
+                                  "%s: autograd.grad (gradients with respect to %u given variables) "
+                                  "is not implemented by libmxref; mark the variables and read "
                                   "their gradient arrays",
                                   fn, (unsigned)num_variables));
   if (create_graph)
-    return capi_ret(mxr_set_error(MXR_EINVAL, "%s: create_graph (higher-order gradients) is not supported", fn));
+    return capi_ret(mxr_set_error(MXR_ENOTIMPL,
+                                  "%s: create_graph (higher-order gradients) is not implemented by libmxref", fn));
   if (num_output == 0) return capi_ret(mxr_set_error(MXR_EINVAL, "%s: no outputs given", fn));
   if (num_output > 65536)
     return capi_ret(mxr_set_error(MXR_EINVAL, "%s: %u outputs is too many", fn, (unsigned)num_output));

@@ -14,6 +14,7 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/capi/simple_bind.c \
 	ref/src/capi/imperative.c \
 	ref/src/capi/profiler.c \
+	ref/src/capi/profile_objects.c \
 	ref/src/capi/frontend.c \
 	ref/src/capi/symbol_info.c \
 	ref/src/capi/not_implemented.c

@@ -442,6 +442,18 @@ static int plan_pass(struct mxr_executor *e, int pass, int from, int to) {
   return 0;
 }
 
+/* Element j of a host buffer of `dtype` set to one. */
+static void set_one(void *buf, int dtype, int64_t j) {
+  switch (dtype) {
+    case MXR_FLOAT64: ((double *)buf)[j] = 1.0; break;
+    case MXR_FLOAT32: ((float *)buf)[j] = 1.0f; break;
+    case MXR_FLOAT16: ((uint16_t *)buf)[j] = 0x3c00u; break; /* 1.0 in IEEE half */
+    case MXR_INT32: ((int32_t *)buf)[j] = 1; break;
+    case MXR_INT64: ((int64_t *)buf)[j] = 1; break;
+    default: ((uint8_t *)buf)[j] = 1; break; /* uint8, int8, bool */
+  }
+}
+
 static int init_head_grads(struct mxr_executor *e) {
   if (!e->fg.head_grad_nodes) return 0;
   e->head_grads = calloc((size_t)e->num_heads + 1, sizeof *e->head_grads);
@@ -453,10 +465,7 @@ static int init_head_grads(struct mxr_executor *e) {
     size_t bytes = (size_t)n * mxr_dtype_size(mxr_ndarray_dtype(a));
     void *ones = malloc(bytes ? bytes : 1);
     if (!ones) return oom();
-    for (int64_t j = 0; j < n; j++) {
-      if (mxr_ndarray_dtype(a) == MXR_FLOAT64) ((double *)ones)[j] = 1.0;
-      else ((float *)ones)[j] = 1.0f;
-    }
+    for (int64_t j = 0; j < n; j++) set_one(ones, mxr_ndarray_dtype(a), j);
     int rc = mxr_ndarray_sync_copy_from_cpu(a, ones, (size_t)n);
     free(ones);
     if (rc) return rc;
