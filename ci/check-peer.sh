@@ -91,9 +91,11 @@ run_file() {
 # The GPU files' seed tests (test_bulking, symbolic and Gluon), on the CPU
 # where there is no GPU; the sibling modules they import that are not among
 # the peer files are stubbed.
-gpu_tests=${PEER_GPU_TESTS-"tests/python/gpu/test_operator_gpu.py::test_bulking_operator_gpu tests/python/gpu/test_operator_gpu.py::test_bulking tests/python/gpu/test_gluon_gpu.py::test_bulking_gluon_gpu"}
-gpu_env=
-nvidia-smi -L >/dev/null 2>&1 || gpu_env=MXCTS_PEER_CPU=1
+gpu_tests=${PEER_GPU_TESTS-"tests/python/gpu/test_operator_gpu.py::test_bulking_operator_gpu tests/python/gpu/test_gluon_gpu.py::test_bulking_gluon_gpu"}
+# MXNet 1.9.1 marks both @unittest.skip (its issues 16517 and 14970); they
+# run all the same.
+gpu_env=MXCTS_PEER_UNSKIP=test_bulking_operator_gpu,test_bulking_gluon_gpu
+nvidia-smi -L >/dev/null 2>&1 || gpu_env="$gpu_env MXCTS_PEER_CPU=1"
 "$py" "$srcdir/ci/peer/mxcts_peer.py" "$run/stubs" "$run/files/tests/python/unittest" \
     "$run/files/tests/python/gpu" -- "$run"/files/tests/python/gpu/*.py || exit 1
 
