@@ -229,6 +229,7 @@ static const struct mxr_op op_block_grad = {
     .aliases = {"stop_gradient", NULL},
     .nin = 1,
     .nout = 1,
+    .ignores_out_grad = true, /* as a loss op's: no head gradient is needed */
     .input_names = data_input,
     .dtypes = ALL_DTYPES,
     .forward_cpu = copy_forward,
@@ -283,10 +284,11 @@ static const struct mxr_param_field init_fields[] = {
     {"dtype", MXR_PARAM_ENUM, offsetof(struct init_params, dtype), "float32", mxr__dtype_choices},
 };
 
+/* -1 (and 0) stand for an unknown dimension, as in MXNet's legacy shapes. */
 static int init_check(const char *opname, void *params) {
   const struct mxr_tuple *t = &((struct init_params *)params)->shape;
   for (int i = 0; i < t->n; i++)
-    if (t->v[i] < 0)
+    if (t->v[i] < -1)
       return mxr_set_error(MXR_EINVAL, "%s: shape has a negative dimension (%lld)", opname,
                            (long long)t->v[i]);
   return 0;
@@ -299,6 +301,11 @@ static int init_shape(MXR_SHAPE_FN_PARAMS) {
   (void)aux;
   (void)naux;
   const struct mxr_tuple *t = &((const struct init_params *)params)->shape;
+  /* MXNet's legacy shapes: () and a 0 or -1 dimension are unknown, to be
+   * inferred from the consumers (an imperative call then cannot run). */
+  bool known = t->n > 0;
+  for (int i = 0; i < t->n; i++) known = known && t->v[i] > 0;
+  if (!known) return 0;
   struct mxr_shape s = {t->n, {0}};
   for (int i = 0; i < t->n; i++) s.dim[i] = t->v[i];
   return mxr__shape_assign(&out[0], &s, "output");
@@ -337,7 +344,8 @@ static int fill_value(struct mxr_tensor *t, int req, double v) {
       for (int64_t i = 0; i < n; i++) MXR_ASSIGN(req, (int64_t *)t->data + i, (int64_t)v);
       return 0;
     default:
-      return mxr_set_error(MXR_EINVAL, "fill: dtype %s is not supported", mxr_dtype_name(t->dtype));
+      return mxr_set_error(MXR_ENOTIMPL, "fill: dtype %s is not implemented by libmxref",
+                           mxr_dtype_name(t->dtype));
   }
 }
 

@@ -255,7 +255,7 @@ int mxr__op_forward_cpu(const mxr_op *op, const mxr_op_params *p, const struct m
   if (!op->forward_cpu) return mxr_set_error(MXR_ENOTFOUND, "%s has no CPU kernel", op->name);
   for (int i = 0; i < nin; i++)
     if (!supports(op, in[i].dtype))
-      return mxr_set_error(MXR_EINVAL, "%s: dtype %s is not supported", op->name,
+      return mxr_set_error(MXR_ENOTIMPL, "%s: dtype %s is not implemented by libmxref", op->name,
                            mxr_dtype_name(in[i].dtype) ? mxr_dtype_name(in[i].dtype) : "?");
   return op->forward_cpu(ctx, params_of(p), in, nin, req, out, nout, aux, naux);
 }
