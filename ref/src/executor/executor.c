@@ -390,6 +390,9 @@ static int plan_node(struct mxr_executor *e, int i, const int *grad_req, struct 
     int req = grad_req_of(e, v, grad_req);
     n->req[k] = req >= 0 ? req : value_is_read(e->fg.g, i, k) ? MXR_REQ_WRITE : MXR_REQ_NULL;
   }
+  /* The tensors are consecutive: inputs, outputs, aux states. */
+  rc = mxr__op_check_dtypes(n->op, n->in, n->nin + n->nout + n->naux, who);
+  if (rc) return rc;
   /* workspace_bytes sizes a CPU kernel's scratch; GPU kernels take theirs
    * from their worker's device scratch (mxr__cuda_scratch). */
   if (n->op->workspace_bytes && mxr_context_is_cpu(e->ctx)) {

@@ -119,6 +119,7 @@ int mxr__imperative_push(const mxr_op *op, mxr_op_params *params, int nin, mxr_n
   c->is_train = is_train;
   c->seed = mxr__random_next_call_seed();
   rc = fill_call(c, nin, in, nout, out, req, naux, aux);
+  if (!rc) rc = mxr__op_check_dtypes(op, c->tensors, nin + nout + naux, op->name);
   /* CPU scratch only: GPU kernels use their worker's device scratch. */
   if (!rc && op->workspace_bytes && mxr_context_is_cpu(ctx)) {
     struct mxr_shape shapes[MAX_ARRAYS];

@@ -273,6 +273,13 @@ int mxr__op_forward_cpu(const mxr_op *op, const mxr_op_params *p,
  * forward_cpu (either may be NULL). */
 mxr_fcompute mxr__op_kernel(const mxr_op *op, struct mxr_context ctx);
 
+/* 0 when the op's kernels take the dtypes of t[0..n) (the arrays of a
+ * call: inputs, outputs, aux states), else MXR_ENOTIMPL "<who>: <op>: dtype
+ * X is not implemented by libmxref".  Callers that run kernels directly
+ * (executor, imperative calls) check at bind or push time, since a kernel
+ * reads other dtypes as float32. */
+int mxr__op_check_dtypes(const mxr_op *op, const struct mxr_tensor *t, int n, const char *who);
+
 /* 0 when the op has a kernel for `ctx`, else MXR_ENOTFOUND "<who>: operator
  * X has no GPU kernel" (or CPU). */
 int mxr__op_check_kernel(const mxr_op *op, struct mxr_context ctx, const char *who);

@@ -260,6 +260,14 @@ int mxr__op_forward_cpu(const mxr_op *op, const mxr_op_params *p, const struct m
   return op->forward_cpu(ctx, params_of(p), in, nin, req, out, nout, aux, naux);
 }
 
+int mxr__op_check_dtypes(const mxr_op *op, const struct mxr_tensor *t, int n, const char *who) {
+  for (int i = 0; i < n; i++)
+    if (!supports(op, t[i].dtype))
+      return mxr_set_error(MXR_ENOTIMPL, "%s: %s: dtype %s is not implemented by libmxref", who,
+                           op->name, mxr_dtype_name(t[i].dtype) ? mxr_dtype_name(t[i].dtype) : "?");
+  return 0;
+}
+
 mxr_fcompute mxr__op_kernel(const mxr_op *op, struct mxr_context ctx) {
   return mxr_context_is_cpu(ctx) ? op->forward_cpu : op->forward_gpu;
 }
