@@ -459,7 +459,7 @@ int MXExecutorPrint(ExecutorHandle handle, const char **out_str);
 
 /* Not implemented (each fails with "... is not implemented by libmxref"):
  * autograd.Function, the symbol of a recorded computation, sparse arrays,
- * reshaping an executor, monitor callbacks. */
+ * reshaping an executor, monitor callbacks, NDArray serialization. */
 int MXCustomFunctionRecord(int num_inputs, NDArrayHandle *inputs, int num_outputs,
                            NDArrayHandle *outputs, struct MXCallbackList *callbacks);
 int MXAutogradGetSymbol(NDArrayHandle handle, SymbolHandle *out);
@@ -478,6 +478,8 @@ int MXExecutorSetMonitorCallbackEX(ExecutorHandle handle, ExecutorMonitorCallbac
                                    void *callback_handle, bool monitor_all);
 int MXCachedOpRegisterOpHook(NDArrayHandle handle, CachedOpMonitorCallback callback,
                              bool monitor_all);
+int MXNDArraySaveRawBytes(NDArrayHandle handle, size_t *out_size, const char **out_buf);
+int MXNDArrayLoadFromRawBytes(const void *buf, size_t size, NDArrayHandle *out);
 
 /* --------------------------------------------------------------- autograd */
 

@@ -56,3 +56,13 @@ int MXCachedOpRegisterOpHook(NDArrayHandle handle, CachedOpMonitorCallback callb
   (void)handle, (void)callback, (void)monitor_all;
   return not_implemented("MXCachedOpRegisterOpHook", "a cached op monitor callback");
 }
+
+int MXNDArraySaveRawBytes(NDArrayHandle handle, size_t *out_size, const char **out_buf) {
+  (void)handle, (void)out_size, (void)out_buf;
+  return not_implemented("MXNDArraySaveRawBytes", "NDArray serialization (pickle, deepcopy)");
+}
+
+int MXNDArrayLoadFromRawBytes(const void *buf, size_t size, NDArrayHandle *out) {
+  (void)buf, (void)size, (void)out;
+  return not_implemented("MXNDArrayLoadFromRawBytes", "NDArray serialization (pickle, deepcopy)");
+}

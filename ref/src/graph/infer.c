@@ -161,7 +161,7 @@ static int preset_known(const mxr_symbol *s, struct mxr_shape **shapes, int num_
     bool found = false;
     for (int i = 0; i < s->num_nodes && !found; i++)
       if (mxr__node_is_var(&s->nodes[i]) && strcmp(s->nodes[i].name, names[k]) == 0) {
-        shapes[i][0] = known[k];
+        if (known[k].ndim >= 0) shapes[i][0] = known[k]; /* ndim -1: given as unknown */
         found = true;
       }
     if (!found) return mxr_set_error(MXR_EINVAL, "infer_shape: the symbol has no argument named '%s'", names[k]);

@@ -36,6 +36,10 @@ static bool has_field(const mxr_op *op, const char *name) {
   return false;
 }
 
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static const char *type_base(const struct mxr_param_field *f, char *buf, size_t size) {
   switch (f->type) {
     case MXR_PARAM_INT: return "int";
@@ -48,9 +52,14 @@ static const char *type_base(const struct mxr_param_field *f, char *buf, size_t 
     case MXR_PARAM_STRING: return "string";
     case MXR_PARAM_ENUM: break;
   }
+  /* Sorted, as dmlc::Parameter lists an enum's names. */
+  const char *sorted[64];
+  int k = 0;
+  for (int i = 0; f->choices && f->choices[i] && k < 64; i++) sorted[k++] = f->choices[i];
+  qsort(sorted, (size_t)k, sizeof *sorted, cmp_str);
   size_t n = (size_t)snprintf(buf, size, "{");
-  for (int i = 0; f->choices && f->choices[i] && n < size; i++)
-    n += (size_t)snprintf(buf + n, size - n, "%s'%s'", i ? ", " : "", f->choices[i]);
+  for (int i = 0; i < k && n < size; i++)
+    n += (size_t)snprintf(buf + n, size - n, "%s'%s'", i ? ", " : "", sorted[i]);
   if (n < size) snprintf(buf + n, size - n, "}");
   return buf;
 }
