@@ -453,8 +453,9 @@ int MXExecutorSimpleBindEx(
     NDArrayHandle **in_args, NDArrayHandle **arg_grads, uint32_t *num_aux_states,
     NDArrayHandle **aux_states, ExecutorHandle shared_exec_handle, ExecutorHandle *out);
 
-/* A one-line summary of the executor's plan (MXNet prints its graph): a
- * thread buffer shared with MXSymbolPrint, until the next of these calls. */
+/* A summary of the executor's plan (MXNet prints its graph), ending with
+ * MXNet's "Total N MB allocated" line: a thread buffer shared with
+ * MXSymbolPrint, until the next of these calls. */
 int MXExecutorPrint(ExecutorHandle handle, const char **out_str);
 
 /* Not implemented (each fails with "... is not implemented by libmxref"):

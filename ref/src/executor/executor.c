@@ -235,6 +235,7 @@ static int place_output(struct mxr_executor *e, const struct plan_info *pi, cons
   }
   e->owned[v] = true;
   e->num_arrays++;
+  e->bytes_allocated += (size_t)mxr_shape_size(s) * mxr_dtype_size(dtype);
   return mxr_ndarray_create(e->eng, s->dim, s->ndim, e->ctx, dtype, 0, &e->values[v]);
 }
 
@@ -275,6 +276,7 @@ static int plan_memory(struct mxr_executor *e, const struct plan_info *pi) {
         const struct mxr_shape *s = &pi->shapes[i][k];
         e->owned[v] = true;
         e->num_arrays++;
+        e->bytes_allocated += (size_t)mxr_shape_size(s) * mxr_dtype_size(pi->dtypes[i][k]);
         rc = mxr_ndarray_create(e->eng, s->dim, s->ndim, e->ctx, pi->dtypes[i][k], 0, &e->values[v]);
         last[v] = INT_MAX;
         continue;
@@ -650,6 +652,7 @@ int mxr_executor_info(const mxr_executor *e, struct mxr_exec_info *out) {
   out->backward_engine_ops = e->pass_len[1];
   out->num_segments = e->num_segments;
   out->num_arrays = e->num_arrays;
+  out->bytes_allocated = e->bytes_allocated;
   return 0;
 }
 
