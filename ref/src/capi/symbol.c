@@ -382,12 +382,7 @@ int MXSymbolInferShapeEx(SymbolHandle sym, uint32_t num_args, const char **keys,
     }
     names[i] = name;
     known[i].ndim = (int)(end - begin);
-    /* MXNet's legacy shapes: ndim 0 and a 0 dimension mean "not known";
-     * libmxref infers whole shapes, so such a shape is left unknown. */
-    for (uint32_t k = begin; k < end; k++)
-      if (arg_shape_data && arg_shape_data[k] == 0) known[i].ndim = -1;
-    if (end == begin) known[i].ndim = -1;
-    for (uint32_t k = begin; k < end && known[i].ndim >= 0; k++) {
+    for (uint32_t k = begin; k < end; k++) {
       if (arg_shape_data[k] < 0) {
         st = mxr_set_error(MXR_EINVAL, "%s: shape of %s has a negative dimension (%d)", fn, name,
                            arg_shape_data[k]);
