@@ -88,14 +88,16 @@ static const char *const iter_names[] = {
     "ImageRecordInt8Iter",     "LibSVMIter",      "MNISTIter",
 };
 #define NUM_ITERS (sizeof iter_names / sizeof iter_names[0])
-static DataIterCreator iter_creators[NUM_ITERS];
+#define ITER(i) ((DataIterCreator)(void *)&iter_names[i])
+static DataIterCreator iter_creators[NUM_ITERS] = {ITER(0), ITER(1), ITER(2), ITER(3), ITER(4),
+                                                   ITER(5), ITER(6), ITER(7), ITER(8)};
+#undef ITER
 static const char iter_description[] =
     "a data iterator MXNet 1.9.1 registers; it is not implemented by libmxref, and creating "
     "it fails.";
 
 int MXListDataIters(uint32_t *out_size, DataIterCreator **out_array) {
   if (!out_size || !out_array) return capi_ret(mxr__capi_null("MXListDataIters", "an out pointer"));
-  for (size_t i = 0; i < NUM_ITERS; i++) iter_creators[i] = (DataIterCreator)(uintptr_t)&iter_names[i];
   *out_size = (uint32_t)NUM_ITERS;
   *out_array = iter_creators;
   return 0;
