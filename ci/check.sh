@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the checks CI runs, without Docker, from the repository root.
 #
-# usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--skip-mxnet] [--skip-mxnet-matrix] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]
+# usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--skip-mxnet] [--skip-mxnet-matrix] [--skip-peer] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]
 #
 # Stages (each in its own build directory, relative to the repository root):
 #   main        ci/install-deps.sh, ./bootstrap, configure --enable-werror
@@ -19,6 +19,9 @@
 #               against every MXNet release of ci/mxnet-matrix.sh (1.4.1 ...
 #               1.9.1), wheels cached in ~/.cache/mxcts/wheels; skipped when
 #               no wheel can be fetched
+#   peer        make check-peer in DIR (ci/check-peer.sh): MXNet 1.9.1's own
+#               Python tests on libmxref and on MXNet; recorded as skipped
+#               when they cannot run here (no peer files, PyPI unreachable)
 #   tsan        (--sanitizers) DIR-tsan: --enable-sanitizers=thread, make check-engine
 #   asan        (--sanitizers) DIR-asan: --enable-sanitizers=address,undefined, make check
 #   distcheck   (--distcheck) make distcheck in DIR (configure flags passed on
@@ -27,6 +30,7 @@
 #   --skip-deps        do not run ci/install-deps.sh
 #   --skip-mxnet       do not run the mxnet and mxnet-matrix stages
 #   --skip-mxnet-matrix  do not run the mxnet-matrix stage
+#   --skip-peer        do not run the peer stage
 #   --build-dir DIR    main build directory (also $BUILD_DIR)
 #   --count-results DIR STAMP
 #                      only print "N passed, N failed, N skipped" for the .trs
@@ -46,7 +50,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--skip-mxnet] [--skip-mxnet-matrix] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]"
+    echo "usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--skip-mxnet] [--skip-mxnet-matrix] [--skip-peer] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]"
 }
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,6 +62,7 @@ do_distcheck=0
 do_deps=1
 do_mxnet=1
 do_matrix=1
+do_peer=1
 count_args=()
 
 while [ $# -gt 0 ]; do
@@ -67,6 +72,7 @@ while [ $# -gt 0 ]; do
         --skip-deps) do_deps=0 ;;
         --skip-mxnet) do_mxnet=0; do_matrix=0 ;;
         --skip-mxnet-matrix) do_matrix=0 ;;
+        --skip-peer) do_peer=0 ;;
         --build-dir)
             [ $# -ge 2 ] || { usage >&2; exit 2; }
             build_dir=$2; shift ;;
@@ -256,6 +262,21 @@ run_matrix_stage() {
     return 1
 }
 
+# The peer stage: ci/check-peer.sh exits 77 when the peer files or PyPI
+# cannot be had.  Returns 0 when it passed or was skipped.
+run_peer_stage() {
+    local rc=0
+    log "stage peer"
+    stage_start=$SECONDS
+    make -C "$build_dir" all >/dev/null || { record peer "FAIL (build)"; return 1; }
+    bash "$srcdir/ci/check-peer.sh" "$(cd "$build_dir" && pwd)" "$(cd "$srcdir" && pwd)" || rc=$?
+    case $rc in
+        0) record peer "ok" ;;
+        77) record peer "skipped (reason above)"; return 0 ;;
+        *) record peer "FAIL"; return 1 ;;
+    esac
+}
+
 status=0
 
 if [ "$do_deps" -eq 1 ]; then
@@ -287,6 +308,14 @@ if [ "$do_matrix" -eq 1 ]; then
         record mxnet-matrix "not run (main build failed)"
     else
         run_matrix_stage || status=1
+    fi
+fi
+
+if [ "$do_peer" -eq 1 ]; then
+    if [ "$main_rc" -eq 2 ]; then
+        record peer "not run (main build failed)"
+    else
+        run_peer_stage || status=1
     fi
 fi
 

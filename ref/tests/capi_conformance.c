@@ -56,7 +56,17 @@
   X(MXInvokeCachedOpEx) X(MXFreeCachedOp) X(MXSetProfilerConfig)             \
   X(MXSetProfilerState) X(MXProfilePause) X(MXDumpProfile)                   \
   X(MXAggregateProfileStatsPrint) X(MXAggregateProfileStatsPrintEx)          \
-  X(MXStorageEmptyCache) X(MXNDArraySave) X(MXNDArrayLoad)
+  X(MXStorageEmptyCache) X(MXSymbolGetAtomicSymbolInfo) X(MXListDataIters)    \
+  X(MXDataIterGetIterInfo) X(MXKVStoreIsWorkerNode) X(MXNetFuncListGlobalNames) \
+  X(MXListFunctions) X(MXNDArraySlice) X(MXNDArrayAt) X(MXNDArrayReshape64)    \
+  X(MXNDArrayDetach) X(MXNDArrayGetStorageType) X(MXNDArrayGetGrad)            \
+  X(MXSymbolGetName) X(MXSymbolSetAttr) X(MXSymbolGetAttr)                     \
+  X(MXSymbolListAttrShallow) X(MXSymbolGetInternals) X(MXSymbolGetChildren)    \
+  X(MXSymbolGetNumOutputs) X(MXSymbolInferType) X(NNSymbolListInputNames)      \
+  X(MXSymbolSaveToFile) X(MXSymbolCreateFromFile) X(MXExecutorSimpleBindEx)    \
+  X(MXProfileCreateDomain) X(MXProfileCreateTask) X(MXProfileDurationStart)    \
+  X(MXProfileDurationStop) X(MXProfileDestroyHandle) X(MXGetEnv) X(MXSetEnv) \
+  X(MXNDArraySave) X(MXNDArrayLoad)
 
 static struct {
 #define CAPI_MEMBER(f) __typeof__(&f) f;
@@ -1539,6 +1549,182 @@ static void test_threads(void) {
   ok(good, "four threads invoking ops and failing calls concurrently see their own results and messages");
 }
 
+/* What MXNet's Python frontend uses beyond the functions above. */
+static void test_frontend_registries(void) {
+  diag("--- frontend: op info, registries");
+  const char *name = NULL, *desc = NULL, *kvar = NULL, *ret = NULL;
+  uint32_t nargs = 0;
+  const char **names = NULL, **types = NULL, **descs = NULL;
+  ok_call(A.MXSymbolGetAtomicSymbolInfo(op("FullyConnected"), &name, &desc, &nargs, &names, &types,
+                                        &descs, &kvar, &ret),
+          "MXSymbolGetAtomicSymbolInfo(FullyConnected)");
+  int inputs_first = nargs >= 4 && names && types && strcmp(names[0], "data") == 0 &&
+                     strncmp(types[0], "NDArray", 7) == 0 && strcmp(names[1], "weight") == 0 &&
+                     strcmp(names[2], "bias") == 0;
+  ok(inputs_first, "FullyConnected's arguments start with data, weight, bias (NDArray types)");
+  ok(names && contains_name(names, nargs, "num_hidden"), "... and list num_hidden");
+  ok(kvar && kvar[0] == '\0', "... with no key_var_num_args");
+  A.MXSymbolGetAtomicSymbolInfo(op("Concat"), &name, &desc, &nargs, &names, &types, &descs, &kvar, &ret);
+  ok(kvar && strcmp(kvar, "num_args") == 0 && nargs > 0 && strstr(types[0], "[]"),
+     "Concat is variadic: one NDArray-or-Symbol[] argument, key_var_num_args num_args");
+
+  uint32_t niters = 0;
+  DataIterCreator *iters = NULL;
+  ok_call(A.MXListDataIters(&niters, &iters), "MXListDataIters");
+  int found = 0;
+  for (uint32_t i = 0; i < niters; i++) {
+    const char *iname = NULL;
+    if (A.MXDataIterGetIterInfo(iters[i], &iname, &desc, &nargs, &names, &types, &descs) == 0 && iname &&
+        strcmp(iname, "MNISTIter") == 0)
+      found = 1;
+  }
+  ok(found, "MXListDataIters lists MNISTIter (%u iterators)", niters);
+  int worker = -1;
+  ok_call(A.MXKVStoreIsWorkerNode(&worker), "MXKVStoreIsWorkerNode");
+  ok(worker == 1, "the process is a kvstore worker");
+  int nglobal = -1;
+  const char **global = NULL;
+  ok_call(A.MXNetFuncListGlobalNames(&nglobal, &global), "MXNetFuncListGlobalNames");
+  uint32_t nfun = 0;
+  FunctionHandle *funs = NULL;
+  ok_call(A.MXListFunctions(&nfun, &funs), "MXListFunctions");
+  ok_call(A.MXSetEnv("MXCTS_CAPI_ENV", "on"), "MXSetEnv");
+  const char *val = NULL;
+  A.MXGetEnv("MXCTS_CAPI_ENV", &val);
+  ok(val && strcmp(val, "on") == 0, "MXGetEnv reads what MXSetEnv set");
+  if (strict) {
+    NDArrayHandle a = make1(2, NULL), outs[4];
+    arm();
+    int nout = 0;
+    NDArrayHandle *created = NULL;
+    const int *stypes = NULL;
+    expect_fail(A.MXImperativeInvokeEx(op("sin"), 1, &a, &nout, &created, 0, NULL, NULL, &stypes),
+                "an op libmxref lists but does not implement (sin)");
+    ok(strstr(A.MXGetLastError(), "operator sin is not implemented by libmxref") != NULL,
+       "the refusal says the op is not implemented");
+    (void)outs;
+    A.MXNDArrayFree(a);
+  } else {
+    skip("libmxref only", "an op libmxref lists but does not implement fails");
+  }
+}
+
+static void test_frontend_ndarray(void) {
+  diag("--- frontend: views, gradients");
+  const float v[6] = {0, 1, 2, 3, 4, 5};
+  NDArrayHandle a = make2(3, 2, v), row = NULL, rows = NULL, flat = NULL;
+  ok_call(A.MXNDArrayAt(a, 1, &row), "MXNDArrayAt(1)");
+  ok_call(A.MXNDArraySlice(a, 1, 3, &rows), "MXNDArraySlice(1, 3)");
+  dim_t dims[1] = {-1};
+  ok_call(A.MXNDArrayReshape64(a, 1, dims, false, &flat), "MXNDArrayReshape64(-1)");
+  int d2[1] = {2}, d22[2] = {2, 2}, d6[1] = {6};
+  ok(has_shape(row, 1, d2) && has_shape(rows, 2, d22) && has_shape(flat, 1, d6), "the views' shapes");
+  float got[4] = {0};
+  read_array(rows, got, 4);
+  ok(got[0] == 2 && got[3] == 5, "a slice reads the base's rows");
+  const float w[2] = {10, 11};
+  A.MXNDArraySyncCopyFromCPU(row, w, 2);
+  float all[6] = {0};
+  read_array(a, all, 6);
+  ok(all[2] == 10 && all[3] == 11, "writing a view writes the base");
+  NDArrayHandle det = NULL;
+  ok_call(A.MXNDArrayDetach(a, &det), "MXNDArrayDetach");
+  int stype = -2;
+  ok_call(A.MXNDArrayGetStorageType(a, &stype), "MXNDArrayGetStorageType");
+  ok(stype == 0, "dense storage (0)");
+  NDArrayHandle grad = make2(3, 2, NULL), got_grad = (NDArrayHandle)1;
+  uint32_t req = 1;
+  A.MXNDArrayGetGrad(a, &got_grad);
+  ok(got_grad == NULL, "MXNDArrayGetGrad of an unmarked array is NULL");
+  A.MXAutogradMarkVariables(1, &a, &req, &grad);
+  ok_call(A.MXNDArrayGetGrad(a, &got_grad), "MXNDArrayGetGrad of a marked array");
+  ok(got_grad != NULL && has_shape(got_grad, 2, (int[]){3, 2}), "the gradient array has its shape");
+  NDArrayHandle frees[] = {row, rows, flat, det, got_grad, grad, a};
+  for (size_t i = 0; i < sizeof frees / sizeof frees[0]; i++)
+    if (frees[i]) A.MXNDArrayFree(frees[i]);
+}
+
+static void test_frontend_symbol(void) {
+  diag("--- frontend: symbols, simple bind");
+  SymbolHandle fc = fc_symbol(), internals = NULL, children = NULL, loaded = NULL;
+  const char *name = NULL;
+  int success = 0;
+  ok_call(A.MXSymbolGetName(fc, &name, &success), "MXSymbolGetName");
+  ok(success && name && strcmp(name, "fc1") == 0, "the op node's name (fc1)");
+  A.MXSymbolGetAttr(fc, "num_hidden", &name, &success);
+  ok(success && name && strcmp(name, "4") == 0, "MXSymbolGetAttr reads a parameter");
+  ok_call(A.MXSymbolSetAttr(fc, "__mood__", "calm"), "MXSymbolSetAttr(__mood__)");
+  A.MXSymbolGetAttr(fc, "__mood__", &name, &success);
+  ok(success && name && strcmp(name, "calm") == 0, "... and reads it back");
+  uint32_t n = 0;
+  const char **kv = NULL;
+  ok_call(A.MXSymbolListAttrShallow(fc, &n, &kv), "MXSymbolListAttrShallow");
+  ok(n >= 2, "two attributes or more (%u)", n);
+  ok_call(A.MXSymbolGetInternals(fc, &internals), "MXSymbolGetInternals");
+  uint32_t nout = 0;
+  A.MXSymbolGetNumOutputs(internals, &nout);
+  ok(nout == 4, "the internals of FullyConnected(data): data, weight, bias, output (%u)", nout);
+  ok_call(A.MXSymbolGetChildren(fc, &children), "MXSymbolGetChildren");
+  A.MXSymbolGetNumOutputs(children, &nout);
+  ok(nout == 3, "FullyConnected's children are its three inputs (%u)", nout);
+  const char **inputs = NULL;
+  ok_call(A.NNSymbolListInputNames(fc, 0, &n, &inputs), "NNSymbolListInputNames(all)");
+  ok(n == 3, "three inputs (%u)", n);
+  const char *keys[] = {"data"};
+  const int types[] = {0};
+  uint32_t nin = 0, no = 0, na = 0;
+  const int *tin = NULL, *tout = NULL, *taux = NULL;
+  int complete = 0;
+  ok_call(A.MXSymbolInferType(fc, 1, keys, types, &nin, &tin, &no, &tout, &na, &taux, &complete),
+          "MXSymbolInferType(data float32)");
+  ok(complete && nin == 3 && tin[1] == 0 && no == 1 && tout[0] == 0, "every type is float32");
+  char path[600];
+  snprintf(path, sizeof path, "%s/fc.json", tmpdir);
+  ok_call(A.MXSymbolSaveToFile(fc, path), "MXSymbolSaveToFile");
+  ok_call(A.MXSymbolCreateFromFile(path, &loaded), "MXSymbolCreateFromFile");
+  remove(path);
+
+  const char *shape_names[] = {"data"}, *req_types[] = {"write"};
+  const int shape_data[] = {2, 3};
+  const uint32_t shape_idx[] = {0, 2};
+  int shared_len = -1;
+  uint32_t nargs = 0, naux = 0;
+  NDArrayHandle *args = NULL, *grads = NULL, *aux = NULL;
+  ExecutorHandle exec = NULL;
+  ok_call(A.MXExecutorSimpleBindEx(fc, 1, 0, 0, NULL, NULL, NULL, 0, NULL, req_types, 1, shape_names,
+                                   shape_data, shape_idx, 0, NULL, NULL, 0, NULL, NULL, 0, NULL,
+                                   &shared_len, NULL, NULL, NULL, NULL, &nargs, &args, &grads, &naux,
+                                   &aux, NULL, &exec),
+          "MXExecutorSimpleBindEx(data (2,3))");
+  ok(nargs == 3 && has_shape(args[1], 2, (int[]){4, 3}) && grads[1] != NULL,
+     "it made data, weight (4,3) and bias, with gradients");
+  if (exec) {
+    ok_call(A.MXExecutorForward(exec, 1), "forward of the simple-bound executor");
+    NDArrayHandle keep[8];
+    int k = 0;
+    for (uint32_t i = 0; i < nargs && k < 8; i++) {
+      keep[k++] = args[i];
+      if (grads[i] && k < 8) keep[k++] = grads[i];
+    }
+    A.MXExecutorFree(exec);
+    for (int i = 0; i < k; i++) A.MXNDArrayFree(keep[i]);
+  }
+  SymbolHandle syms[] = {fc, internals, children, loaded};
+  for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
+    if (syms[i]) A.MXSymbolFree(syms[i]);
+}
+
+static void test_frontend_profiler(void) {
+  diag("--- frontend: profiler objects");
+  ProfileHandle domain = NULL, task = NULL;
+  ok_call(A.MXProfileCreateDomain("mxcts", &domain), "MXProfileCreateDomain");
+  ok_call(A.MXProfileCreateTask(domain, "a task", &task), "MXProfileCreateTask");
+  ok_call(A.MXProfileDurationStart(task), "MXProfileDurationStart");
+  ok_call(A.MXProfileDurationStop(task), "MXProfileDurationStop");
+  ok_call(A.MXProfileDestroyHandle(task), "MXProfileDestroyHandle(task)");
+  ok_call(A.MXProfileDestroyHandle(domain), "MXProfileDestroyHandle(domain)");
+}
+
 static void test_shutdown(void) {
   diag("--- shutdown");
   float av[2] = {1, 2};
@@ -1599,6 +1785,10 @@ int main(int argc, char **argv) {
   test_profiler();
   test_bulk();
   test_threads();
+  test_frontend_registries();
+  test_frontend_ndarray();
+  test_frontend_symbol();
+  test_frontend_profiler();
   test_shutdown();
 
   rmdir(tmpdir);

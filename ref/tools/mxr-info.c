@@ -1,6 +1,7 @@
 /*
- * mxr-info: what this libmxref was built with, which GPUs it sees, and
- * (--env) the MXNET_* variables it honours with the values in effect.
+ * mxr-info: what this libmxref was built with, which GPUs it sees,
+ * (--env) the MXNET_* variables it honours with the values in effect, and
+ * (--ops) every operator name it lists, implemented or not.
  *
  * Exit status: 0 on success, 1 on a usage or output error, 2 when the
  * MXNET_* environment is invalid (the library's message goes to stderr), so
@@ -17,13 +18,18 @@
 #define WRAP_WIDTH 78
 
 static void usage(FILE *f) {
-  fputs("usage: mxr-info [--env] [--help] [--version]\n"
+  fputs("usage: mxr-info [--env] [--ops] [--help] [--version]\n"
         "\n"
         "Print the libmxref version, whether it was built with CUDA and cuDNN, and\n"
         "the GPUs it can use.\n"
         "\n"
         "  --env      also list every MXNET_* environment variable: the value in\n"
         "             effect, its default, the values accepted and what it does\n"
+        "  --ops      also list every operator name, one a line: the name, then\n"
+        "             \"implemented\" or \"not implemented\" (a name MXNet 1.9.1\n"
+        "             registers that libmxref lists so that MXNet's frontends find\n"
+        "             it; using it fails), and \"alias of X\" for an alias; then\n"
+        "             the counts\n"
         "  --version  print the version only\n"
         "  --help     print this help\n"
         "\n"
@@ -131,16 +137,37 @@ static void print_env(void) {
   }
 }
 
+/* ---- --ops -------------------------------------------------------------- */
+
+static void print_ops(void) {
+  size_t n = mxr_op_name_count(), implemented = 0;
+  printf("\nOperators (%zu names, aliases included):\n", n);
+  for (size_t i = 0; i < n; i++) {
+    const char *name = mxr_op_name_at(i);
+    const mxr_op *op = NULL;
+    if (mxr_op_find(name, &op) != 0) continue;
+    bool impl = mxr_op_is_implemented(op) != 0;
+    implemented += impl;
+    if (strcmp(name, mxr_op_name(op)) != 0)
+      printf("%s\t%s, alias of %s\n", name, impl ? "implemented" : "not implemented", mxr_op_name(op));
+    else
+      printf("%s\t%s\n", name, impl ? "implemented" : "not implemented");
+  }
+  printf("%zu names implemented, %zu not implemented\n", implemented, n - implemented);
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 struct options {
-  bool env, help, version;
+  bool env, ops, help, version;
 };
 
 static int parse_args(int argc, char **argv, struct options *o) {
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--env") == 0)
       o->env = true;
+    else if (strcmp(argv[i], "--ops") == 0)
+      o->ops = true;
     else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
       o->help = true;
     else if (strcmp(argv[i], "--version") == 0)
@@ -163,7 +190,7 @@ static int finish(void) {
 }
 
 int main(int argc, char **argv) {
-  struct options o = {false, false, false};
+  struct options o = {false, false, false, false};
   if (parse_args(argc, argv, &o) != 0) return 1;
   if (o.help) {
     usage(stdout);
@@ -179,5 +206,6 @@ int main(int argc, char **argv) {
   }
   print_build();
   if (o.env) print_env();
+  if (o.ops) print_ops();
   return finish();
 }

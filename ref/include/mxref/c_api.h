@@ -198,6 +198,33 @@ int MXNDArrayGetContext(NDArrayHandle handle, int *out_dev_type, int *out_dev_id
  * placeholder.  Wait for the array before touching it. */
 int MXNDArrayGetData(NDArrayHandle handle, void **out_pdata);
 
+/* Views: new handles to arrays that share the memory (and the engine
+ * ordering) of the given one.  Slice: rows [slice_begin, slice_end) of the
+ * first dimension; At: row idx (a vector's element stays 1-D, as in
+ * MXNet); Reshape: the same elements in a new shape (codes 0 "keep" and
+ * one -1 "infer"; reverse matches them from the right); Detach: the same
+ * array without its autograd history. */
+int MXNDArraySlice(NDArrayHandle handle, uint32_t slice_begin, uint32_t slice_end,
+                   NDArrayHandle *out);
+int MXNDArrayAt(NDArrayHandle handle, uint32_t idx, NDArrayHandle *out);
+int MXNDArrayReshape(NDArrayHandle handle, int ndim, int *dims, NDArrayHandle *out);
+int MXNDArrayReshape64(NDArrayHandle handle, int ndim, dim_t *dims, bool reverse,
+                       NDArrayHandle *out);
+int MXNDArrayDetach(NDArrayHandle handle, NDArrayHandle *out);
+
+/* A second handle to the same array (the caller frees both). */
+int MXShallowCopyNDArray(NDArrayHandle src, NDArrayHandle *out);
+
+/* 0 (dense) for every array with a shape, -1 for a placeholder. */
+int MXNDArrayGetStorageType(NDArrayHandle handle, int *out_storage_type);
+
+/* A marked variable's gradient array (a new handle), or *out NULL for an
+ * array that is not marked; its fresh flag (set by a backward that
+ * computed it; 0 for arrays that are not marked). */
+int MXNDArrayGetGrad(NDArrayHandle handle, NDArrayHandle *out);
+int MXNDArrayGetGradState(NDArrayHandle handle, int *out);
+int MXNDArraySetGradState(NDArrayHandle handle, int state);
+
 /* -------------------------------------------------------------- operators */
 
 /* Every operator name, aliases included. */
@@ -212,6 +239,65 @@ int MXSymbolListAtomicSymbolCreators(uint32_t *out_size, AtomicSymbolCreator **o
 
 /* An operator's own name (the canonical one for an alias). */
 int MXSymbolGetAtomicSymbolName(AtomicSymbolCreator creator, const char **name);
+
+/* An operator's name, description and arguments (inputs, then
+ * parameters, with MXNet-style type strings such as "NDArray-or-Symbol" or
+ * "int, required"), and the parameter holding a variadic op's input count
+ * ("" when none).  *return_type is set to NULL when return_type is not
+ * NULL.  Every string and array is static.  A name MXNet registers that
+ * libmxref does not implement says so in its description. */
+int MXSymbolGetAtomicSymbolInfo(AtomicSymbolCreator creator, const char **name,
+                                const char **description, uint32_t *num_args,
+                                const char ***arg_names, const char ***arg_type_infos,
+                                const char ***arg_descriptions, const char **key_var_num_args,
+                                const char **return_type);
+
+/* ------------------------------------------------- frontend registries */
+
+/* What a frontend such as MXNet's Python package enumerates at import.
+ * libmxref has no packed functions or legacy NDArray functions: those
+ * lists are empty (static) and lookups fail naming what was asked for. */
+typedef void *MXNetFunctionHandle;
+struct MXCallbackList;
+typedef int (*CustomOpPropCreator)(const char *op_type, const int num_kwargs, const char **keys,
+                                   const char **values, struct MXCallbackList *ret);
+
+int MXNetFuncListGlobalNames(int *out_size, const char ***out_array);
+int MXNetFuncGetGlobal(const char *name, MXNetFunctionHandle *out);
+int MXListFunctions(uint32_t *out_size, FunctionHandle **out_array);
+int MXFuncGetInfo(FunctionHandle fun, const char **name, const char **description,
+                  uint32_t *num_args, const char ***arg_names, const char ***arg_type_infos,
+                  const char ***arg_descriptions, const char **return_type);
+int MXFuncDescribe(FunctionHandle fun, uint32_t *num_use_vars, uint32_t *num_scalars,
+                   uint32_t *num_mutate_vars, int *type_mask);
+int MXListDataIters(uint32_t *out_size, DataIterCreator **out_array);
+int MXDataIterGetIterInfo(DataIterCreator creator, const char **name, const char **description,
+                          uint32_t *num_args, const char ***arg_names,
+                          const char ***arg_type_infos, const char ***arg_descriptions);
+/* MXNet's nine data iterators are listed (CSVIter ... MNISTIter) but none
+ * is implemented: creating one fails ("iterator X is not implemented by
+ * libmxref"). */
+int MXDataIterCreateIter(DataIterCreator handle, uint32_t num_param, const char **keys,
+                         const char **vals, DataIterHandle *out);
+
+/* Always a worker (*ret = 1): libmxref has no parameter server. */
+int MXKVStoreIsWorkerNode(int *ret);
+
+/* Accepts a Python custom op's registration (the frontend registers some
+ * at import); the Custom operator itself is not implemented, so using one
+ * fails. */
+int MXCustomOpRegister(const char *op_type, CustomOpPropCreator creator);
+
+/* NumPy shape semantics are not implemented: MXIsNumpyShape gives 0 and
+ * MXSetIsNumpyShape accepts only 0 (*prev 0). */
+int MXIsNumpyShape(int *curr);
+int MXSetIsNumpyShape(int is_np_shape, int *prev);
+
+/* The process environment (c_api_test.h): *out NULL when name is unset;
+ * a NULL value unsets it.  libmxref reads its MXNET_* variables when it is
+ * loaded, so later changes do not reconfigure it. */
+int MXGetEnv(const char *name, const char **value);
+int MXSetEnv(const char *name, const char *value);
 
 /* ------------------------------------------------------------- imperative */
 
@@ -264,6 +350,70 @@ int MXSymbolInferShapeEx(SymbolHandle sym, uint32_t num_args, const char **keys,
                          const int **out_shape_ndim, const int ***out_shape_data,
                          uint32_t *aux_shape_size, const int **aux_shape_ndim,
                          const int ***aux_shape_data, int *complete);
+/* The same call, reporting the result complete (as MXNet's partial call):
+ * unknown shapes come back unknown (ndim 0). */
+int MXSymbolInferShapePartialEx(SymbolHandle sym, uint32_t num_args, const char **keys,
+                                const uint32_t *arg_ind_ptr, const int *arg_shape_data,
+                                uint32_t *in_shape_size, const int **in_shape_ndim,
+                                const int ***in_shape_data, uint32_t *out_shape_size,
+                                const int **out_shape_ndim, const int ***out_shape_data,
+                                uint32_t *aux_shape_size, const int **aux_shape_ndim,
+                                const int ***aux_shape_data, int *complete);
+
+/* Type inference from known dtypes (by name, or positional when keys is
+ * NULL); -1 where still unknown, *complete 1 when none is (always, for the
+ * partial call).  The arrays share MXSymbolInferShapeEx's ndim buffers. */
+int MXSymbolInferType(SymbolHandle sym, uint32_t num_args, const char **keys,
+                      const int *arg_type_data, uint32_t *in_type_size, const int **in_type_data,
+                      uint32_t *out_type_size, const int **out_type_data, uint32_t *aux_type_size,
+                      const int **aux_type_data, int *complete);
+int MXSymbolInferTypePartial(SymbolHandle sym, uint32_t num_args, const char **keys,
+                             const int *arg_type_data, uint32_t *in_type_size,
+                             const int **in_type_data, uint32_t *out_type_size,
+                             const int **out_type_data, uint32_t *aux_type_size,
+                             const int **aux_type_data, int *complete);
+
+/* The head node's name and attributes (*success 0 when the symbol has
+ * several outputs or no such attribute).  Strings belong to the symbol. */
+int MXSymbolGetName(SymbolHandle symbol, const char **out, int *success);
+int MXSymbolGetAttr(SymbolHandle symbol, const char *key, const char **out, int *success);
+/* Set an attribute on each output's node; on an op node a key that is not
+ * __dunder__ must be one of its parameters. */
+int MXSymbolSetAttr(SymbolHandle symbol, const char *key, const char *value);
+/* 2 * *out_size strings, key then value: every node's attributes and
+ * parameters with keys "<node>$<key>", or (Shallow) the head node's.  A
+ * thread buffer, until the next of these calls. */
+int MXSymbolListAttr(SymbolHandle symbol, uint32_t *out_size, const char ***out);
+int MXSymbolListAttrShallow(SymbolHandle symbol, uint32_t *out_size, const char ***out);
+
+/* New symbols (the caller frees them): output `index`; every output of
+ * every node (get_internals); the head nodes' inputs (a symbol with no
+ * outputs when there are none, as MXNet); a copy (MXShallowCopySymbol, and MXSymbolRemoveAmpCast:
+ * libmxref inserts no casts). */
+int MXSymbolGetNumOutputs(SymbolHandle symbol, uint32_t *output_count);
+int MXSymbolGetOutput(SymbolHandle symbol, uint32_t index, SymbolHandle *out);
+int MXSymbolGetInternals(SymbolHandle symbol, SymbolHandle *out);
+int MXSymbolGetChildren(SymbolHandle symbol, SymbolHandle *out);
+int MXShallowCopySymbol(SymbolHandle src, SymbolHandle *out);
+int MXSymbolRemoveAmpCast(SymbolHandle sym_handle, SymbolHandle *ret_sym_handle);
+
+/* The symbol's JSON (MXNet prints a text dump): a thread buffer, until the
+ * next MXSymbolPrint or MXExecutorPrint. */
+int MXSymbolPrint(SymbolHandle symbol, const char **out_str);
+
+/* A symbol as JSON in a file, and back. */
+int MXSymbolSaveToFile(SymbolHandle symbol, const char *fname);
+int MXSymbolCreateFromFile(const char *fname, SymbolHandle *out);
+
+/* nnvm's input names: option 0 every variable in graph order, 1 the
+ * arguments, 2 the aux states (the name-list thread buffer). */
+int NNSymbolListInputNames(SymbolHandle symbol, int option, nn_uint *out_size,
+                           const char ***out_str_array);
+
+/* nnvm's names for MXSymbolFree and MXSymbolCompose. */
+int NNSymbolFree(SymbolHandle symbol);
+int NNSymbolCompose(SymbolHandle sym, const char *name, nn_uint num_args, const char **keys,
+                    SymbolHandle *args);
 
 /* --------------------------------------------------------------- executor */
 
@@ -287,6 +437,60 @@ int MXExecutorBackwardEx(ExecutorHandle handle, uint32_t len, NDArrayHandle *hea
  * frees). */
 int MXExecutorOutputs(ExecutorHandle handle, uint32_t *out_size, NDArrayHandle **out);
 int MXExecutorFree(ExecutorHandle handle);
+
+/* Bind to arrays the library makes: shapes (and dtypes, float32 where
+ * nothing decides) are inferred from the ones given, and every argument,
+ * gradient (for grad_req other than "null") and aux state is a new
+ * zero-filled array whose handle the caller owns.  grad_req: one for all
+ * (list length 0), a list by position (names NULL), or by name.  Only
+ * dense storage (stype 0 or -1) is accepted.  Plans share no memory, so
+ * shared_arg_names are ignored and the shared buffer comes back as given
+ * (new handles to the same arrays).  The returned handle arrays are
+ * thread buffers, until the next call. */
+int MXExecutorSimpleBindEx(
+    SymbolHandle symbol_handle, int dev_type, int dev_id, const uint32_t num_g2c_keys,
+    const char **g2c_keys, const int *g2c_dev_types, const int *g2c_dev_ids,
+    const uint32_t provided_grad_req_list_len, const char **provided_grad_req_names,
+    const char **provided_grad_req_types, const uint32_t num_provided_arg_shapes,
+    const char **provided_arg_shape_names, const int *provided_arg_shape_data,
+    const uint32_t *provided_arg_shape_idx, const uint32_t num_provided_arg_dtypes,
+    const char **provided_arg_dtype_names, const int *provided_arg_dtypes,
+    const uint32_t num_provided_arg_stypes, const char **provided_arg_stype_names,
+    const int *provided_arg_stypes, const uint32_t num_shared_arg_names,
+    const char **shared_arg_name_list, int *shared_buffer_len, const char **shared_buffer_name_list,
+    NDArrayHandle *shared_buffer_handle_list, const char ***updated_shared_buffer_name_list,
+    NDArrayHandle **updated_shared_buffer_handle_list, uint32_t *num_in_args,
+    NDArrayHandle **in_args, NDArrayHandle **arg_grads, uint32_t *num_aux_states,
+    NDArrayHandle **aux_states, ExecutorHandle shared_exec_handle, ExecutorHandle *out);
+
+/* A summary of the executor's plan (MXNet prints its graph), ending with
+ * MXNet's "Total N MB allocated" line: a thread buffer shared with
+ * MXSymbolPrint, until the next of these calls. */
+int MXExecutorPrint(ExecutorHandle handle, const char **out_str);
+
+/* Not implemented (each fails with "... is not implemented by libmxref"):
+ * autograd.Function, the symbol of a recorded computation, sparse arrays,
+ * reshaping an executor, monitor callbacks, NDArray serialization. */
+int MXCustomFunctionRecord(int num_inputs, NDArrayHandle *inputs, int num_outputs,
+                           NDArrayHandle *outputs, struct MXCallbackList *callbacks);
+int MXAutogradGetSymbol(NDArrayHandle handle, SymbolHandle *out);
+int MXNDArrayCreateSparseEx(int storage_type, const uint32_t *shape, uint32_t ndim, int dev_type,
+                            int dev_id, int delay_alloc, int dtype, uint32_t num_aux, int *aux_type,
+                            uint32_t *aux_ndims, const uint32_t *aux_shape, NDArrayHandle *out);
+int MXExecutorReshapeEx(int partial_shaping, int allow_up_sizing, int dev_type, int dev_id,
+                        uint32_t num_map_keys, const char **map_keys, const int *map_dev_types,
+                        const int *map_dev_ids, const uint32_t num_provided_arg_shapes,
+                        const char **provided_arg_shape_names, const int *provided_arg_shape_data,
+                        const uint32_t *provided_arg_shape_idx, uint32_t *num_in_args,
+                        NDArrayHandle **in_args, NDArrayHandle **arg_grads,
+                        uint32_t *num_aux_states, NDArrayHandle **aux_states,
+                        ExecutorHandle shared_exec, ExecutorHandle *out);
+int MXExecutorSetMonitorCallbackEX(ExecutorHandle handle, ExecutorMonitorCallback callback,
+                                   void *callback_handle, bool monitor_all);
+int MXCachedOpRegisterOpHook(NDArrayHandle handle, CachedOpMonitorCallback callback,
+                             bool monitor_all);
+int MXNDArraySaveRawBytes(NDArrayHandle handle, size_t *out_size, const char **out_buf);
+int MXNDArrayLoadFromRawBytes(const void *buf, size_t size, NDArrayHandle *out);
 
 /* --------------------------------------------------------------- autograd */
 
@@ -327,6 +531,31 @@ int MXAggregateProfileStatsPrint(const char **out_str, int reset);
 /* format 0 table, 1 JSON; sort_by 0 total, 1 avg, 2 min, 3 max, 4 count. */
 int MXAggregateProfileStatsPrintEx(const char **out_str, int reset, int format, int sort_by,
                                    int ascending);
+
+/* The same calls for "this process" (profile_process 0, no kvstore);
+ * profiling a kvstore server fails: libmxref has no distributed kvstore. */
+int MXSetProcessProfilerConfig(int num_params, const char *const *keys, const char *const *vals,
+                               KVStoreHandle kvstoreHandle);
+int MXSetProcessProfilerState(int state, int profile_process, KVStoreHandle kvStoreHandle);
+int MXDumpProcessProfile(int finished, int profile_process, KVStoreHandle kvStoreHandle);
+int MXProcessProfilePause(int paused, int profile_process, KVStoreHandle kvStoreHandle);
+
+/* Profiler objects (handles freed with MXProfileDestroyHandle).  A task,
+ * frame or event records one span in the trace from its start to its stop,
+ * under its name (category "operator" on the CPU's pid, not its domain's
+ * name as in MXNet); counters keep their value and markers are checked and
+ * accepted, but neither writes trace events. */
+int MXProfileCreateDomain(const char *domain, ProfileHandle *out);
+int MXProfileCreateTask(ProfileHandle domain, const char *task_name, ProfileHandle *out);
+int MXProfileCreateFrame(ProfileHandle domain, const char *frame_name, ProfileHandle *out);
+int MXProfileCreateEvent(const char *event_name, ProfileHandle *out);
+int MXProfileCreateCounter(ProfileHandle domain, const char *counter_name, ProfileHandle *out);
+int MXProfileDestroyHandle(ProfileHandle frame_handle);
+int MXProfileDurationStart(ProfileHandle duration_handle);
+int MXProfileDurationStop(ProfileHandle duration_handle);
+int MXProfileSetCounter(ProfileHandle counter_handle, uint64_t value);
+int MXProfileAdjustCounter(ProfileHandle counter_handle, int64_t value);
+int MXProfileSetMarker(ProfileHandle domain, const char *instant_marker_name, const char *scope);
 
 #ifdef __cplusplus
 }

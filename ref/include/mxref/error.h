@@ -25,7 +25,8 @@ extern "C" {
   X(MXR_EOP, -6, "an operation failed")                                      \
   X(MXR_ESYS, -7, "system call failed")                                      \
   X(MXR_ECUDA, -8, "CUDA call failed")                                       \
-  X(MXR_ECONFIG, -9, "invalid environment configuration")
+  X(MXR_ECONFIG, -9, "invalid environment configuration")                   \
+  X(MXR_ENOTIMPL, -10, "not implemented by libmxref")
 
 enum mxr_status {
 #define MXR__ERROR_ENUM(name, value, desc) name = value,

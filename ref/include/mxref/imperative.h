@@ -59,6 +59,16 @@ int mxr_autograd_is_training(void);
 int mxr_autograd_mark_variables(int num, mxr_ndarray *const *vars, const int *grad_reqs,
                                 mxr_ndarray *const *grads);
 
+/* A marked variable's gradient array (a new reference), or NULL when the
+ * array is not a marked variable. */
+mxr_ndarray *mxr_autograd_get_grad(mxr_ndarray *arr);
+
+/* MXNet's fresh_out_grad: set when a backward() computes a marked
+ * variable's gradient; 0 for arrays that are not marked.  Setting it on an
+ * array that is not marked fails (MXR_EINVAL). */
+int mxr_autograd_fresh_grad(mxr_ndarray *arr);
+int mxr_autograd_set_fresh_grad(mxr_ndarray *arr, int fresh);
+
 /* Gradients of the heads with respect to the marked variables.
  * head_grads NULL (or a NULL entry) means ones. */
 int mxr_autograd_backward(int num_heads, mxr_ndarray *const *heads,

@@ -38,6 +38,14 @@ int mxr_ndarray_create(mxr_engine *eng, const int64_t *shape, int ndim,
  * an op fills in later. */
 int mxr_ndarray_create_none(mxr_engine *eng, mxr_ndarray **out);
 
+/* A view of base's memory (MXNet's Slice, At and Reshape): `shape` over
+ * the elements from elem_offset on, same dtype and context.  It shares
+ * base's var (ops on either are ordered as ops on one array) and memory,
+ * and holds a reference to base.  MXR_EINVAL when the elements run past
+ * base's end or base is none. */
+int mxr_ndarray_view(mxr_ndarray *base, int64_t elem_offset, const int64_t *shape, int ndim,
+                     mxr_ndarray **out);
+
 mxr_ndarray *mxr_ndarray_retain(mxr_ndarray *arr);
 
 /* Drop one reference.  NULL is a no-op. */

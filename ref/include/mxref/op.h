@@ -34,6 +34,28 @@ int mxr_op_find(const char *name, const mxr_op **out);
 /* The canonical name ("reverse" for "flip"). */
 const char *mxr_op_name(const mxr_op *op);
 
+/* 1 when libmxref implements the op, 0 for a name MXNet 1.9.1 registers
+ * that is listed only so that frontends find it: every use of such an op
+ * (parsing its params, and so creating, invoking or loading it) fails
+ * with MXR_ENOTIMPL, "operator X is not implemented by libmxref". */
+int mxr_op_is_implemented(const mxr_op *op);
+
+/* What frontends show of an op (MXSymbolGetAtomicSymbolInfo): its
+ * arguments, inputs first ("data", type "NDArray-or-Symbol"; a variadic op
+ * has one "data" of type "NDArray-or-Symbol[]" and names its count
+ * parameter in key_var_num_args, "" when it has none), then its
+ * parameters ("num_hidden", "int, required"; "no_bias", "boolean,
+ * optional, default=False").  A not-implemented op has one variadic
+ * "data" and says so in its description.  Static: built once, valid for
+ * the life of the process. */
+struct mxr_op_info {
+  const char *description;
+  int num_args;
+  const char *const *arg_names, *const *arg_types, *const *arg_descs;
+  const char *key_var_num_args;
+};
+int mxr_op_info(const mxr_op *op, const struct mxr_op_info **out);
+
 /* Every registered name, aliases included, sorted (MXListAllOpNames). */
 size_t mxr_op_name_count(void);
 const char *mxr_op_name_at(size_t i); /* NULL when out of range */

@@ -31,7 +31,10 @@ int mxr_symbol_variable(const char *name, mxr_symbol **out);
  * The params are copied. */
 int mxr_symbol_atomic(const mxr_op *op, const mxr_op_params *params, mxr_symbol **out);
 
-/* Bind an atomic symbol's inputs (MXSymbolCompose), in place.  `keys` NULL:
+/* Bind an atomic symbol's inputs (MXSymbolCompose), in place.  A symbol
+ * that is already a graph is composed by replacing its variables: keys[k]
+ * names the variable args[k] replaces (keys NULL: the k-th argument), and
+ * `name` is not used.  For an atomic symbol, `keys` NULL:
  * args are positional; otherwise keys[i] names the input (e.g. "data",
  * "weight").  Inputs left unbound become new variables named
  * "<name>_<input name>" (aux states too).  `name` names the op node; NULL
@@ -52,6 +55,9 @@ void mxr_symbol_free(mxr_symbol *sym);
 int mxr_symbol_list_arguments(const mxr_symbol *sym, int *num, const char *const **names);
 int mxr_symbol_list_outputs(const mxr_symbol *sym, int *num, const char *const **names);
 int mxr_symbol_list_auxiliary_states(const mxr_symbol *sym, int *num, const char *const **names);
+/* Every variable, arguments and aux states as they appear in the graph
+ * (nnvm's ListInputNames; a cached op's inputs). */
+int mxr_symbol_list_inputs(const mxr_symbol *sym, int *num, const char *const **names);
 
 /* Shape inference from known argument shapes (by name; others unknown).
  * On success fills the arrays (sized by the list_* counts; ndim -1 where
@@ -61,6 +67,40 @@ int mxr_symbol_infer_shape(const mxr_symbol *sym, int num_known, const char *con
                            const struct mxr_shape *shapes, struct mxr_shape *arg_shapes,
                            struct mxr_shape *out_shapes, struct mxr_shape *aux_shapes,
                            int *complete);
+
+/* Type inference, as shape inference: known dtypes by argument name (and
+ * variables' __dtype__ attributes); -1 where still unknown. */
+int mxr_symbol_infer_type(const mxr_symbol *sym, int num_known, const char *const *names,
+                          const int *known, int *arg_types, int *out_types, int *aux_types,
+                          int *complete);
+
+/* The node behind a symbol with one output: its name, or NULL for a
+ * symbol with several outputs (valid while the symbol lives, unchanged). */
+const char *mxr_symbol_name(const mxr_symbol *sym);
+
+/* An attribute of that node: its own (__shape__, __lr_mult__, a
+ * variable's user attributes), else for an op one of its parameters as
+ * given.  NULL when there is none or the symbol has several outputs. */
+const char *mxr_symbol_attr(const mxr_symbol *sym, const char *key);
+
+/* Set an attribute on every output's node.  On an op node a key that is
+ * not __dunder__ must be one of the op's parameters (it is parsed again
+ * with the new value), as in MXNet. */
+int mxr_symbol_set_attr(mxr_symbol *sym, const char *key, const char *val);
+
+/* Attributes as 2 * *num strings, key then value: the head node's own
+ * (recursive 0) or every node's, keys "<node>$<key>" (recursive 1), both
+ * with an op's parameters.  One malloc'd block the caller frees with
+ * free(). */
+int mxr_symbol_list_attrs(const mxr_symbol *sym, int recursive, int *num, char ***kv);
+
+/* New symbols made from parts of one: output `index` alone; every output
+ * of every node, variables included, in graph order (MXNet's
+ * get_internals); the inputs of the head nodes (a symbol with no outputs
+ * when they have none, as for a variable). */
+int mxr_symbol_output(const mxr_symbol *sym, int index, mxr_symbol **out);
+int mxr_symbol_internals(const mxr_symbol *sym, mxr_symbol **out);
+int mxr_symbol_children(const mxr_symbol *sym, mxr_symbol **out);
 
 /* MXNet's symbol JSON (as 1.9.1 writes it; legacy variants are read too). */
 int mxr_symbol_from_json(const char *json, mxr_symbol **out);

@@ -57,6 +57,7 @@ enum capi_kind {
   CAPI_SYMBOL = 1,
   CAPI_EXECUTOR = 2,
   CAPI_CACHED_OP = 3,
+  CAPI_PROFILE_OBJECT = 4,
   CAPI_NUM_KINDS
 };
 
@@ -87,6 +88,18 @@ struct capi_executor {
 struct capi_cached_op {
   struct capi_handle h;
   mxr_cached_op *cop; /* owned */
+};
+
+/* A profiler object (MXProfileCreate*): a domain, or a task, frame or
+ * event (durations), or a counter, of a domain. */
+enum capi_profile_kind { PROF_DOMAIN, PROF_TASK, PROF_FRAME, PROF_EVENT, PROF_COUNTER };
+
+struct capi_profile_object {
+  struct capi_handle h;
+  enum capi_profile_kind kind;
+  char *name;      /* owned */
+  uint64_t cookie; /* a started duration's profiler span, else 0 */
+  uint64_t value;  /* a counter's */
 };
 
 /* A new wrapper of `kind` (zeroed, magic set), or NULL with an ENOMEM message. */
@@ -140,6 +153,9 @@ struct capi_tls {
   struct capi_buf infer_ndim[3], infer_ptrs[3], infer_dims[3]; /* MXSymbolInferShapeEx */
   char *json;                   /* MXSymbolSaveToJSON (malloc'd by the native call) */
   char *stats;                  /* MXAggregateProfileStatsPrint(Ex) */
+  struct capi_buf bind[4];      /* MXExecutorSimpleBindEx: args, grads, aux, shared buffer */
+  char **attrs;                 /* MXSymbolListAttr(Shallow): one malloc'd block */
+  char *text;                   /* MXSymbolPrint, MXExecutorPrint */
 };
 
 /* The calling thread's buffers, or NULL with an ENOMEM message. */

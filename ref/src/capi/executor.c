@@ -170,3 +170,26 @@ int MXExecutorFree(ExecutorHandle handle) {
   mxr_executor_free(exec);
   return 0;
 }
+
+/* MXNet prints its graph; this is the plan's summary and its engine ops. */
+int MXExecutorPrint(ExecutorHandle handle, const char **out_str) {
+  static const char fn[] = "MXExecutorPrint";
+  struct capi_executor *h;
+  if (check_exec(handle, fn, &h)) return -1;
+  if (!out_str) return capi_ret(mxr__capi_null(fn, "out_str"));
+  struct mxr_exec_info info;
+  struct capi_tls *t = mxr__capi_tls();
+  if (!t || mxr_executor_info(h->exec, &info)) return -1;
+  char *text = malloc(320);
+  if (!text) return capi_ret(mxr_set_error(MXR_ENOMEM, "%s: out of memory", fn));
+  /* The last line as MXNet words it: the memory the plan allocated. */
+  snprintf(text, 320,
+           "libmxref executor: %d forward nodes, %d nodes, %d segments, %d arrays; "
+           "%d forward and %d backward engine ops\nTotal %zu MB allocated\n",
+           info.num_forward_nodes, info.num_nodes, info.num_segments, info.num_arrays,
+           info.forward_engine_ops, info.backward_engine_ops, info.bytes_allocated >> 20);
+  free(t->text);
+  t->text = text;
+  *out_str = text;
+  return 0;
+}

@@ -13,18 +13,18 @@
 
 /* ------------------------------------------------------------ wrappers */
 
-/* Live and freed magics per kind ("MXNA", "MXSY", "MXEX", "MXCO"). */
+/* Live and freed magics per kind ("MXNA", "MXSY", "MXEX", "MXCO", "MXPO"). */
 static const uint32_t live_magic[CAPI_NUM_KINDS] = {0x4d584e41u, 0x4d585359u, 0x4d584558u,
-                                                    0x4d58434fu};
+                                                    0x4d58434fu, 0x4d58504fu};
 #define FREED_MAGIC(kind) (0xdead0000u | (uint32_t)(kind))
 
 static const char *const kind_name[CAPI_NUM_KINDS] = {"NDArray", "symbol", "executor",
-                                                      "cached op"};
+                                                      "cached op", "profiler object"};
 static const char *const a_kind[CAPI_NUM_KINDS] = {"an NDArray", "a symbol", "an executor",
-                                                   "a cached op"};
+                                                   "a cached op", "a profiler object"};
 static const size_t kind_size[CAPI_NUM_KINDS] = {
     sizeof(struct capi_ndarray), sizeof(struct capi_symbol), sizeof(struct capi_executor),
-    sizeof(struct capi_cached_op)};
+    sizeof(struct capi_cached_op), sizeof(struct capi_profile_object)};
 
 /* One FIFO of freed wrappers per kind. */
 static struct quarantine {
@@ -32,9 +32,8 @@ static struct quarantine {
   struct capi_handle *head, *tail;
   size_t count;
 } parked[CAPI_NUM_KINDS] = {
-    {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0},
-    {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0},
-    {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0},
+    {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0}, {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0},
+    {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0}, {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0},
     {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0},
 };
 
@@ -233,8 +232,11 @@ static void free_tls(void *p) {
                              &t->infer_ptrs[1], &t->infer_ptrs[2], &t->infer_dims[0],
                              &t->infer_dims[1], &t->infer_dims[2]};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]->p);
+  for (size_t i = 0; i < sizeof t->bind / sizeof t->bind[0]; i++) free(t->bind[i].p);
   free(t->json);
   free(t->stats);
+  free(t->attrs);
+  free(t->text);
   free(t);
   tls = NULL;
 }

@@ -1,6 +1,7 @@
 /* C API: imperative invoke, autograd and cached ops. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "capi/capi_internal.h"
 #include "imperative/imperative_internal.h"
@@ -46,6 +47,33 @@ static int return_outputs(bool create, mxr_ndarray **out, int nout, int *num_out
   return st;
 }
 
+/* Parse an imperative call's params.  As in MXNet, a variadic op's count
+ * parameter (key_var_num_args: Concat's and add_n's num_args) defaults to
+ * the number of inputs given. */
+static int parse_call_params(const mxr_op *op, int num_inputs, int num_params, const char **keys,
+                             const char **vals, mxr_op_params **out) {
+  const struct mxr_op_info *info;
+  int st = mxr_op_info(op, &info);
+  if (st) return st;
+  bool add = info->key_var_num_args[0] != '\0';
+  for (int i = 0; add && i < num_params; i++) add = strcmp(keys[i], info->key_var_num_args) != 0;
+  if (!add) return mxr_op_params_parse(op, num_params, keys, vals, out);
+  const char **k = malloc(((size_t)num_params + 1) * sizeof *k);
+  const char **v = malloc(((size_t)num_params + 1) * sizeof *v);
+  char count[16];
+  st = k && v ? 0 : mxr_set_error(MXR_ENOMEM, "MXImperativeInvokeEx: out of memory");
+  if (!st) {
+    for (int i = 0; i < num_params; i++) k[i] = keys[i], v[i] = vals[i];
+    snprintf(count, sizeof count, "%d", num_inputs);
+    k[num_params] = info->key_var_num_args;
+    v[num_params] = count;
+    st = mxr_op_params_parse(op, num_params + 1, k, v, out);
+  }
+  free(k);
+  free(v);
+  return st;
+}
+
 int MXImperativeInvokeEx(AtomicSymbolCreator creator, int num_inputs, NDArrayHandle *inputs,
                          int *num_outputs, NDArrayHandle **outputs, int num_params,
                          const char **param_keys, const char **param_vals,
@@ -70,7 +98,7 @@ int MXImperativeInvokeEx(AtomicSymbolCreator creator, int num_inputs, NDArrayHan
   if (st) return -1;
 
   mxr_op_params *params = NULL;
-  st = mxr_op_params_parse(op, num_params, param_keys, param_vals, &params);
+  st = parse_call_params(op, num_inputs, num_params, param_keys, param_vals, &params);
   if (st) return -1;
   int nvis = mxr_op_num_visible_outputs(op, params), nall = mxr_op_num_outputs(op, params);
   int nin = mxr_op_num_inputs(op, params), naux = mxr_op_num_aux(op, params);
@@ -100,7 +128,7 @@ int MXImperativeInvokeEx(AtomicSymbolCreator creator, int num_inputs, NDArrayHan
       if (mxr_ndarray_is_none(in[i]))
         st = mxr_set_error(MXR_EINVAL, "%s: inputs[%d] is a placeholder with no shape", fn, i);
     if (!st && nall > CAPI_MAX_IO) st = mxr_set_error(MXR_EINVAL, "%s: too many outputs", fn);
-    if (!st) st = mxr__imperative_make_outputs(op, params, nin, in, naux, in + nin, nall, made);
+    if (!st) st = mxr__imperative_make_outputs(op, params, nin, in, naux, in + nin, nall, NULL, made);
     for (int i = 0; !st && i < nall; i++) {
       if (i < nvis && mxr_ndarray_is_none(out[i])) {
         fill_placeholder((*outputs)[i], made[i]);
@@ -177,13 +205,14 @@ int MXAutogradBackwardEx(uint32_t num_output, NDArrayHandle *output_handles,
   (void)grad_handles;
   (void)grad_stypes;
   if (num_variables > 0)
-    return capi_ret(mxr_set_error(MXR_EINVAL,
-                                  "%s: gradients with respect to given variables (num_variables %u, "
-                                  "autograd.grad) are not supported; mark the variables and read "
+    return capi_ret(mxr_set_error(MXR_ENOTIMPL,
+                                  "%s: autograd.grad (gradients with respect to %u given variables) "
+                                  "is not implemented by libmxref; mark the variables and read "
                                   "their gradient arrays",
                                   fn, (unsigned)num_variables));
   if (create_graph)
-    return capi_ret(mxr_set_error(MXR_EINVAL, "%s: create_graph (higher-order gradients) is not supported", fn));
+    return capi_ret(mxr_set_error(MXR_ENOTIMPL,
+                                  "%s: create_graph (higher-order gradients) is not implemented by libmxref", fn));
   if (num_output == 0) return capi_ret(mxr_set_error(MXR_EINVAL, "%s: no outputs given", fn));
   if (num_output > 65536)
     return capi_ret(mxr_set_error(MXR_EINVAL, "%s: %u outputs is too many", fn, (unsigned)num_output));

@@ -45,3 +45,34 @@ int MXAggregateProfileStatsPrintEx(const char **out_str, int reset, int format, 
   if (mxr_profiler_aggregate_print_ex(reset, format, sort_by, ascending, &text)) return -1;
   return keep_stats(text, out_str);
 }
+
+/* The process variants: profile_process 0 is this process (the worker);
+ * 1, a kvstore server's, needs a distributed kvstore libmxref lacks. */
+static int local_only(const char *fn, int profile_process, KVStoreHandle kv) {
+  if (profile_process == 0 && !kv) return 0;
+  return mxr_set_error(MXR_ENOTIMPL,
+                       "%s: profiling a kvstore server (profile_process %d, kvstore %p) is not "
+                       "implemented by libmxref",
+                       fn, profile_process, kv);
+}
+
+int MXSetProcessProfilerConfig(int num_params, const char *const *keys, const char *const *vals,
+                               KVStoreHandle kvstoreHandle) {
+  if (local_only("MXSetProcessProfilerConfig", 0, kvstoreHandle)) return -1;
+  return MXSetProfilerConfig(num_params, keys, vals);
+}
+
+int MXSetProcessProfilerState(int state, int profile_process, KVStoreHandle kvStoreHandle) {
+  if (local_only("MXSetProcessProfilerState", profile_process, kvStoreHandle)) return -1;
+  return MXSetProfilerState(state);
+}
+
+int MXDumpProcessProfile(int finished, int profile_process, KVStoreHandle kvStoreHandle) {
+  if (local_only("MXDumpProcessProfile", profile_process, kvStoreHandle)) return -1;
+  return MXDumpProfile(finished);
+}
+
+int MXProcessProfilePause(int paused, int profile_process, KVStoreHandle kvStoreHandle) {
+  if (local_only("MXProcessProfilePause", profile_process, kvStoreHandle)) return -1;
+  return MXProfilePause(paused);
+}

@@ -278,6 +278,17 @@ int MXSymbolListAuxiliaryStates(SymbolHandle symbol, uint32_t *out_size,
                     out_size, out_str_array);
 }
 
+/* nnvm's input lists: 0 every variable in graph order, 1 the arguments
+ * (read-only inputs), 2 the aux states (mutable ones). */
+int NNSymbolListInputNames(SymbolHandle symbol, int option, nn_uint *out_size,
+                           const char ***out_str_array) {
+  static int (*const lists[3])(const mxr_symbol *, int *, const char *const **) = {
+      mxr_symbol_list_inputs, mxr_symbol_list_arguments, mxr_symbol_list_auxiliary_states};
+  if (option < 0 || option > 2)
+    return capi_ret(mxr_set_error(MXR_EINVAL, "NNSymbolListInputNames: option %d is not 0, 1 or 2", option));
+  return list_names("NNSymbolListInputNames", lists[option], symbol, out_size, out_str_array);
+}
+
 /* ------------------------------------------------------- shape inference */
 
 /* Hand one list of inferred shapes back in MXNet's legacy form (unknown

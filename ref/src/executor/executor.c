@@ -237,6 +237,7 @@ static int place_output(struct mxr_executor *e, const struct plan_info *pi, cons
   }
   e->owned[v] = true;
   e->num_arrays++;
+  e->bytes_allocated += (size_t)mxr_shape_size(s) * mxr_dtype_size(dtype);
   return mxr_ndarray_create(e->eng, s->dim, s->ndim, e->ctx, dtype, 0, &e->values[v]);
 }
 
@@ -277,6 +278,7 @@ static int plan_memory(struct mxr_executor *e, const struct plan_info *pi) {
         const struct mxr_shape *s = &pi->shapes[i][k];
         e->owned[v] = true;
         e->num_arrays++;
+        e->bytes_allocated += (size_t)mxr_shape_size(s) * mxr_dtype_size(pi->dtypes[i][k]);
         rc = mxr_ndarray_create(e->eng, s->dim, s->ndim, e->ctx, pi->dtypes[i][k], 0, &e->values[v]);
         last[v] = INT_MAX;
         continue;
@@ -395,6 +397,9 @@ static int plan_node(struct mxr_executor *e, int i, const int *grad_req, struct 
     int req = grad_req_of(e, v, grad_req);
     n->req[k] = req >= 0 ? req : value_is_read(e->fg.g, i, k) ? MXR_REQ_WRITE : MXR_REQ_NULL;
   }
+  /* The tensors are consecutive: inputs, outputs, aux states. */
+  rc = mxr__op_check_dtypes(n->op, n->in, n->nin + n->nout + n->naux, who);
+  if (rc) return rc;
   /* workspace_bytes sizes a CPU kernel's scratch; GPU kernels take theirs
    * from their worker's device scratch (mxr__cuda_scratch). */
   if (n->op->workspace_bytes && mxr_context_is_cpu(e->ctx)) {
@@ -447,6 +452,18 @@ static int plan_pass(struct mxr_executor *e, int pass, int from, int to) {
   return 0;
 }
 
+/* Element j of a host buffer of `dtype` set to one. */
+static void set_one(void *buf, int dtype, int64_t j) {
+  switch (dtype) {
+    case MXR_FLOAT64: ((double *)buf)[j] = 1.0; break;
+    case MXR_FLOAT32: ((float *)buf)[j] = 1.0f; break;
+    case MXR_FLOAT16: ((uint16_t *)buf)[j] = 0x3c00u; break; /* 1.0 in IEEE half */
+    case MXR_INT32: ((int32_t *)buf)[j] = 1; break;
+    case MXR_INT64: ((int64_t *)buf)[j] = 1; break;
+    default: ((uint8_t *)buf)[j] = 1; break; /* uint8, int8, bool */
+  }
+}
+
 static int init_head_grads(struct mxr_executor *e) {
   if (!e->fg.head_grad_nodes) return 0;
   e->head_grads = calloc((size_t)e->num_heads + 1, sizeof *e->head_grads);
@@ -458,10 +475,7 @@ static int init_head_grads(struct mxr_executor *e) {
     size_t bytes = (size_t)n * mxr_dtype_size(mxr_ndarray_dtype(a));
     void *ones = malloc(bytes ? bytes : 1);
     if (!ones) return oom();
-    for (int64_t j = 0; j < n; j++) {
-      if (mxr_ndarray_dtype(a) == MXR_FLOAT64) ((double *)ones)[j] = 1.0;
-      else ((float *)ones)[j] = 1.0f;
-    }
+    for (int64_t j = 0; j < n; j++) set_one(ones, mxr_ndarray_dtype(a), j);
     int rc = mxr_ndarray_sync_copy_from_cpu(a, ones, (size_t)n);
     free(ones);
     if (rc) return rc;
@@ -643,6 +657,7 @@ int mxr_executor_info(const mxr_executor *e, struct mxr_exec_info *out) {
   out->backward_engine_ops = e->pass_len[1];
   out->num_segments = e->num_segments;
   out->num_arrays = e->num_arrays;
+  out->bytes_allocated = e->bytes_allocated;
   return 0;
 }
 

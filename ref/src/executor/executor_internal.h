@@ -94,6 +94,7 @@ struct mxr_executor {
   bool *owned;                   /* values the executor created */
   int num_values;
   int num_arrays;                /* arrays the executor created (after sharing) */
+  size_t bytes_allocated;        /* their bytes */
   struct mxr_tensor *tensors;    /* pool the exec_nodes point into */
   mxr_ndarray **outputs;
   int num_outputs;

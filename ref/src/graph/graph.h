@@ -41,8 +41,8 @@ struct mxr_symbol {
   struct mxr_entry *heads;
   int num_heads;
   /* Name lists, built on demand, dropped on change. */
-  char **args, **outputs, **auxs;
-  int num_args, num_outputs, num_auxs;
+  char **args, **outputs, **auxs, **inputs;
+  int num_args, num_outputs, num_auxs, num_inputs;
   bool lists_valid;
 };
 

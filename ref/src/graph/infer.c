@@ -161,7 +161,7 @@ static int preset_known(const mxr_symbol *s, struct mxr_shape **shapes, int num_
     bool found = false;
     for (int i = 0; i < s->num_nodes && !found; i++)
       if (mxr__node_is_var(&s->nodes[i]) && strcmp(s->nodes[i].name, names[k]) == 0) {
-        shapes[i][0] = known[k];
+        if (known[k].ndim >= 0) shapes[i][0] = known[k]; /* ndim -1: given as unknown */
         found = true;
       }
     if (!found) return mxr_set_error(MXR_EINVAL, "infer_shape: the symbol has no argument named '%s'", names[k]);
@@ -197,5 +197,77 @@ int mxr_symbol_infer_shape(const mxr_symbol *s, int num_known, const char *const
     *complete &= out_shapes[h].ndim >= 0;
   }
   free_shapes(s, shapes);
+  return 0;
+}
+
+/* -------------------------------------------------- public type query */
+
+static int **alloc_types(const mxr_symbol *s) {
+  int **types = calloc((size_t)s->num_nodes + 1, sizeof *types);
+  if (!types) return NULL;
+  for (int i = 0; i < s->num_nodes; i++) {
+    int nout = mxr__node_num_outputs(&s->nodes[i]);
+    types[i] = malloc((size_t)(nout > 0 ? nout : 1) * sizeof **types);
+    if (!types[i]) {
+      for (int k = 0; k < i; k++) free(types[k]);
+      free(types);
+      return NULL;
+    }
+    for (int k = 0; k < nout; k++) types[i][k] = -1;
+  }
+  return types;
+}
+
+static void free_types(const mxr_symbol *s, int **types) {
+  for (int i = 0; types && i < s->num_nodes; i++) free(types[i]);
+  free(types);
+}
+
+/* A variable's __dtype__ attribute (MXNet's dtype code) presets its type. */
+static int preset_types(const mxr_symbol *s, int **types, int num_known, const char *const *names,
+                        const int *known) {
+  for (int i = 0; i < s->num_nodes; i++) {
+    const char *text = mxr__node_is_var(&s->nodes[i]) ? mxr__node_attr(&s->nodes[i], "__dtype__") : NULL;
+    if (text) types[i][0] = atoi(text);
+  }
+  for (int k = 0; k < num_known; k++) {
+    bool found = false;
+    for (int i = 0; i < s->num_nodes && !found; i++)
+      if (mxr__node_is_var(&s->nodes[i]) && strcmp(s->nodes[i].name, names[k]) == 0) {
+        types[i][0] = known[k];
+        found = true;
+      }
+    if (!found) return mxr_set_error(MXR_EINVAL, "infer_type: the symbol has no argument named '%s'", names[k]);
+  }
+  return 0;
+}
+
+int mxr_symbol_infer_type(const mxr_symbol *s, int num_known, const char *const *names,
+                          const int *known, int *arg_types, int *out_types, int *aux_types,
+                          int *complete) {
+  if (!s || (num_known > 0 && (!names || !known)) || !arg_types || !out_types || !aux_types || !complete)
+    return mxr_set_error(MXR_EINVAL, "mxr_symbol_infer_type: NULL argument");
+  int **types = alloc_types(s);
+  if (!types) return mxr_set_error(MXR_ENOMEM, "infer_type: out of memory");
+  int st = preset_types(s, types, num_known, names, known);
+  if (!st) st = mxr__graph_infer_types(s, types);
+  if (st) {
+    free_types(s, types);
+    return st;
+  }
+  int na = 0, nx = 0;
+  *complete = 1;
+  for (int i = 0; i < s->num_nodes; i++) {
+    if (!mxr__node_is_var(&s->nodes[i])) continue;
+    int t = types[i][0];
+    *complete &= t >= 0;
+    if (mxr__symbol_var_is_aux(s, i)) aux_types[nx++] = t;
+    else arg_types[na++] = t;
+  }
+  for (int h = 0; h < s->num_heads; h++) {
+    out_types[h] = types[s->heads[h].node][s->heads[h].index];
+    *complete &= out_types[h] >= 0;
+  }
+  free_types(s, types);
   return 0;
 }

@@ -5,6 +5,7 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/graph/graph.h \
 	ref/src/graph/symbol.c \
 	ref/src/graph/infer.c \
+	ref/src/graph/inspect.c \
 	ref/src/graph/json.c
 
 mxrefinclude_HEADERS += ref/include/mxref/symbol.h

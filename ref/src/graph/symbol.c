@@ -119,14 +119,14 @@ int mxr__node_copy(const struct mxr_node *src, struct mxr_node *dst) {
 /* ----------------------------------------------------------- symbols */
 
 static void drop_lists(mxr_symbol *s) {
-  char **lists[3] = {s->args, s->outputs, s->auxs};
-  int counts[3] = {s->num_args, s->num_outputs, s->num_auxs};
-  for (int k = 0; k < 3; k++) {
+  char **lists[4] = {s->args, s->outputs, s->auxs, s->inputs};
+  int counts[4] = {s->num_args, s->num_outputs, s->num_auxs, s->num_inputs};
+  for (int k = 0; k < 4; k++) {
     for (int i = 0; i < counts[k]; i++) free(lists[k][i]);
     free(lists[k]);
   }
-  s->args = s->outputs = s->auxs = NULL;
-  s->num_args = s->num_outputs = s->num_auxs = 0;
+  s->args = s->outputs = s->auxs = s->inputs = NULL;
+  s->num_args = s->num_outputs = s->num_auxs = s->num_inputs = 0;
   s->lists_valid = false;
 }
 
@@ -412,6 +412,58 @@ static int compose_into(mxr_symbol *r, const struct mxr_node *atom, const char *
   return st ? st : mxr__graph_canonicalize(r);
 }
 
+/* Point every use of node `from` (output 0), heads included, at `to`. */
+static void redirect(mxr_symbol *r, int from, struct mxr_entry to) {
+  for (int j = 0; j < r->num_nodes; j++)
+    for (int i = 0; i < r->nodes[j].nin; i++)
+      if (r->nodes[j].inputs[i].node == from) r->nodes[j].inputs[i] = to;
+  for (int h = 0; h < r->num_heads; h++)
+    if (r->heads[h].node == from) r->heads[h] = to;
+}
+
+static int find_var(const mxr_symbol *s, const char *name) {
+  for (int i = 0; i < s->num_nodes; i++)
+    if (mxr__node_is_var(&s->nodes[i]) && strcmp(s->nodes[i].name, name) == 0) return i;
+  return -1;
+}
+
+/* Compose a whole graph (MXNet's Symbol.__call__ on a composed symbol):
+ * each variable named by keys[k] (without keys: the k-th argument) is
+ * replaced by args[k]'s output, into the copy *out. */
+static int substitute(const mxr_symbol *sym, int num_args, const char *const *keys,
+                      mxr_symbol *const *args, mxr_symbol **out) {
+  const char *const *arg_names;
+  int nargs, st = mxr_symbol_list_arguments(sym, &nargs, &arg_names);
+  if (!st && !keys && num_args > nargs)
+    st = mxr_set_error(MXR_EINVAL, "compose: %d arguments for a symbol of %d", num_args, nargs);
+  mxr_symbol *r = NULL;
+  if (!st) st = mxr_symbol_copy(sym, &r);
+  size_t total = r ? (size_t)r->num_nodes : 0;
+  for (int k = 0; k < num_args; k++) total += (size_t)args[k]->num_nodes;
+  struct uid_map map = {0};
+  if (!st) st = uid_map_init(&map, total);
+  for (int i = 0; !st && i < r->num_nodes; i++) {
+    bool found;
+    *uid_map_slot(&map, r->nodes[i].uid, &found) = i;
+  }
+  for (int k = 0; !st && k < num_args; k++) {
+    const char *name = keys ? keys[k] : arg_names[k];
+    int v = find_var(r, name);
+    struct mxr_entry e;
+    if (v < 0) st = mxr_set_error(MXR_EINVAL, "compose: the symbol has no variable named '%s'", name);
+    if (!st) st = merge_symbol(r, &map, args[k], &e);
+    if (!st) redirect(r, v, e);
+  }
+  uid_map_free(&map);
+  if (!st) st = mxr__graph_canonicalize(r);
+  if (st) {
+    mxr_symbol_free(r);
+    return st;
+  }
+  *out = r;
+  return 0;
+}
+
 int mxr_symbol_compose(mxr_symbol *sym, const char *name, int num_args, const char *const *keys,
                        mxr_symbol *const *args) {
   if (!sym || num_args < 0 || (num_args > 0 && !args))
@@ -419,10 +471,23 @@ int mxr_symbol_compose(mxr_symbol *sym, const char *name, int num_args, const ch
   for (int k = 0; k < num_args; k++)
     if (!args[k] || (keys && !keys[k]))
       return mxr_set_error(MXR_EINVAL, "compose: argument %d is NULL", k);
-  if (sym->num_nodes != 1 || mxr__node_is_var(&sym->nodes[0]))
-    return mxr_set_error(MXR_EINVAL, "compose: only a symbol of one op with unbound inputs can be composed");
+  if (sym->num_nodes == 1 && mxr__node_is_var(&sym->nodes[0]))
+    return mxr_set_error(MXR_EINVAL, "compose: a variable cannot be composed");
+  bool atomic = sym->num_nodes == 1;
+  for (int i = 0; atomic && i < sym->nodes[0].nin; i++) atomic = sym->nodes[0].inputs[i].node < 0;
+  mxr_symbol *r = NULL;
+  int st = 0;
+  if (!atomic) { /* a graph: its variables are replaced; the name is not used */
+    st = substitute(sym, num_args, keys, args, &r);
+    if (st) return st;
+    mxr_symbol tmp = *sym;
+    *sym = *r;
+    *r = tmp;
+    mxr_symbol_free(r);
+    return 0;
+  }
   const struct mxr_node *atom = &sym->nodes[0];
-  int st = check_keys(atom, num_args, keys);
+  st = check_keys(atom, num_args, keys);
   if (st) return st;
   char generated[160];
   if (!name || !*name) {
@@ -430,7 +495,6 @@ int mxr_symbol_compose(mxr_symbol *sym, const char *name, int num_args, const ch
     if (st) return st;
     name = generated;
   }
-  mxr_symbol *r;
   st = mxr__symbol_new(&r);
   if (!st) st = compose_into(r, atom, name, num_args, keys, args);
   if (st) {
@@ -633,6 +697,7 @@ static int build_lists(mxr_symbol *s) {
     if (!mxr__node_is_var(&s->nodes[i])) continue;
     if (mxr__symbol_var_is_aux(s, i)) st = push_name(&s->auxs, &s->num_auxs, s->nodes[i].name);
     else st = push_name(&s->args, &s->num_args, s->nodes[i].name);
+    if (!st) st = push_name(&s->inputs, &s->num_inputs, s->nodes[i].name);
   }
   for (int h = 0; h < s->num_heads && !st; h++) {
     output_name(s, h, buf, sizeof buf);
@@ -648,8 +713,8 @@ static int list(const mxr_symbol *cs, int which, int *num, const char *const **n
   mxr_symbol *s = (mxr_symbol *)cs; /* the lists are a cache */
   int st = build_lists(s);
   if (st) return st;
-  char **l[3] = {s->args, s->outputs, s->auxs};
-  int n[3] = {s->num_args, s->num_outputs, s->num_auxs};
+  char **l[4] = {s->args, s->outputs, s->auxs, s->inputs};
+  int n[4] = {s->num_args, s->num_outputs, s->num_auxs, s->num_inputs};
   *num = n[which];
   *names = (const char *const *)l[which];
   return 0;
@@ -663,4 +728,7 @@ int mxr_symbol_list_outputs(const mxr_symbol *s, int *num, const char *const **n
 }
 int mxr_symbol_list_auxiliary_states(const mxr_symbol *s, int *num, const char *const **names) {
   return list(s, 2, num, names);
+}
+int mxr_symbol_list_inputs(const mxr_symbol *s, int *num, const char *const **names) {
+  return list(s, 3, num, names);
 }

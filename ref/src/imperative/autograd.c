@@ -69,6 +69,7 @@ struct ag_value {
   bool is_var;
   mxr_ndarray *grad;    /* marked variables: where the gradient goes */
   int grad_req;
+  bool fresh_grad;      /* a backward() wrote grad since the flag was cleared */
   /* scratch for one backward() (variables and constants) */
   int consumers;
   bool noted;
@@ -149,6 +150,28 @@ static void node_release(struct ag_node *n) {
 }
 
 static struct ag_value *value_of(mxr_ndarray *a) { return mxr__ndarray_autograd(a); }
+
+static struct ag_value *variable_of(mxr_ndarray *a) {
+  struct ag_value *v = a ? value_of(a) : NULL;
+  return v && v->is_var ? v : NULL;
+}
+
+mxr_ndarray *mxr_autograd_get_grad(mxr_ndarray *arr) {
+  struct ag_value *v = variable_of(arr);
+  return v ? mxr_ndarray_retain(v->grad) : NULL;
+}
+
+int mxr_autograd_fresh_grad(mxr_ndarray *arr) {
+  struct ag_value *v = variable_of(arr);
+  return v && v->fresh_grad;
+}
+
+int mxr_autograd_set_fresh_grad(mxr_ndarray *arr, int fresh) {
+  struct ag_value *v = variable_of(arr);
+  if (!v) return mxr_set_error(MXR_EINVAL, "set_fresh_grad: the array is not a marked variable");
+  v->fresh_grad = fresh != 0;
+  return 0;
+}
 
 bool mxr__autograd_any_tracked(int n, mxr_ndarray *const *arrays) {
   for (int i = 0; i < n; i++)
@@ -505,7 +528,9 @@ static int finish_variables(struct walk *w) {
   int rc = 0;
   for (int i = 0; i < w->nvals && !rc; i++) {
     struct ag_value *v = w->vals[i];
-    if (v->node || !v->is_var || v->grad_req == MXR_GRAD_NULL || v->own.written) continue;
+    if (v->node || !v->is_var || v->grad_req == MXR_GRAD_NULL) continue;
+    v->fresh_grad = true;
+    if (v->own.written) continue;
     mxr_ndarray *g = v->grad;
     rc = sum_contribs(&v->own, v->grad, &g, v->grad_req);
   }

@@ -17,10 +17,12 @@ int mxr__imperative_push(const mxr_op *op, mxr_op_params *params, int nin,
                          mxr_ndarray *const *in, int nout, mxr_ndarray *const *out,
                          const int *req, int naux, mxr_ndarray *const *aux, bool is_train);
 
-/* Create the outputs of `op` for these inputs (all of them, hidden too). */
+/* Create the outputs of `op` for these inputs (all of them, hidden too).
+ * given (NULL, or nout entries that may be NULL or none arrays): outputs
+ * the caller supplies, whose shapes and dtypes inference starts from. */
 int mxr__imperative_make_outputs(const mxr_op *op, const mxr_op_params *params, int nin,
                                  mxr_ndarray *const *in, int naux, mxr_ndarray *const *aux,
-                                 int nout, mxr_ndarray **out);
+                                 int nout, mxr_ndarray *const *given, mxr_ndarray **out);
 
 /* Does any input carry autograd information (a marked variable or the
  * output of a recorded op)? */

@@ -119,6 +119,7 @@ int mxr__imperative_push(const mxr_op *op, mxr_op_params *params, int nin, mxr_n
   c->is_train = is_train;
   c->seed = mxr__random_next_call_seed();
   rc = fill_call(c, nin, in, nout, out, req, naux, aux);
+  if (!rc) rc = mxr__op_check_dtypes(op, c->tensors, nin + nout + naux, op->name);
   /* CPU scratch only: GPU kernels use their worker's device scratch. */
   if (!rc && op->workspace_bytes && mxr_context_is_cpu(ctx)) {
     struct mxr_shape shapes[MAX_ARRAYS];
@@ -142,7 +143,7 @@ int mxr__imperative_push(const mxr_op *op, mxr_op_params *params, int nin, mxr_n
 
 int mxr__imperative_make_outputs(const mxr_op *op, const mxr_op_params *params, int nin,
                                  mxr_ndarray *const *in, int naux, mxr_ndarray *const *aux,
-                                 int nout, mxr_ndarray **out) {
+                                 int nout, mxr_ndarray *const *given, mxr_ndarray **out) {
   struct mxr_shape in_s[MAX_ARRAYS], out_s[MAX_ARRAYS], aux_s[MAX_ARRAYS];
   int in_t[MAX_ARRAYS], out_t[MAX_ARRAYS], aux_t[MAX_ARRAYS];
   if (nin > MAX_ARRAYS || nout > MAX_ARRAYS || naux > MAX_ARRAYS)
@@ -156,14 +157,15 @@ int mxr__imperative_make_outputs(const mxr_op *op, const mxr_op_params *params, 
     aux_t[i] = mxr_ndarray_dtype(aux[i]);
   }
   for (int i = 0; i < nout; i++) {
-    out_s[i].ndim = -1;
-    out_t[i] = -1;
+    bool known = given && given[i] && !mxr_ndarray_is_none(given[i]);
+    out_s[i] = known ? shape_of(given[i]) : (struct mxr_shape){.ndim = -1};
+    out_t[i] = known ? mxr_ndarray_dtype(given[i]) : -1;
   }
   int rc = mxr__op_infer_shape(op, params, in_s, nin, out_s, nout, aux_s, naux);
   if (!rc) rc = mxr__op_infer_type(op, params, in_t, nin, out_t, nout, aux_t, naux);
   for (int i = 0; !rc && i < nin; i++) {
-    struct mxr_shape given = shape_of(in[i]);
-    if (!mxr_shape_equal(&given, &in_s[i]))
+    struct mxr_shape in_given = shape_of(in[i]);
+    if (!mxr_shape_equal(&in_given, &in_s[i]))
       rc = mxr_set_error(MXR_EINVAL, "%s: input %d has the wrong shape", op->name, i);
   }
   for (int i = 0; !rc && i < nout; i++)
@@ -206,9 +208,11 @@ int mxr_imperative_invoke(const mxr_op *op, const mxr_op_params *cparams, int nu
     return mxr_set_error(MXR_EINVAL, "%s has %d outputs, %d arrays given", op->name, nvis, *num_outputs);
   mxr_ndarray *all[MAX_ARRAYS];
   if (nout > MAX_ARRAYS) return mxr_set_error(MXR_EINVAL, "%s: too many outputs", op->name);
-  rc = mxr__imperative_make_outputs(op, params, nin, inputs, naux, inputs + nin, nout, all);
-  if (rc) return rc;
   bool created = *num_outputs == 0;
+  mxr_ndarray *given[MAX_ARRAYS] = {NULL}; /* the visible outputs the caller gave */
+  for (int i = 0; i < nvis && !created; i++) given[i] = outputs[i];
+  rc = mxr__imperative_make_outputs(op, params, nin, inputs, naux, inputs + nin, nout, given, all);
+  if (rc) return rc;
   for (int i = 0; i < nvis && !created && !rc; i++) { /* written into the caller's arrays */
     if (!outputs[i]) {
       rc = mxr_set_error(MXR_EINVAL, "%s: output array %d is NULL", op->name, i);

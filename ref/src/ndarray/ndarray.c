@@ -46,7 +46,12 @@ struct mxr_ndarray {
    * *mem filled in); `alloc_mu` makes exactly one thread allocate. */
   atomic_bool allocated;
   pthread_mutex_t alloc_mu;
-  struct mxr_storage *mem; /* owned; given to the delete op at the end */
+  struct mxr_storage *mem; /* owned (a view's is its base's); given to the delete op at the end */
+
+  /* A view (mxr_ndarray_view) shares the var and memory of `base`, a
+   * reference it holds (never itself a view), from byte `offset` on. */
+  mxr_ndarray *base;
+  size_t offset;
 
   /* Autograd's record of this array (imperative/autograd.c), released with
    * the array.  Only the thread that records touches it. */
@@ -85,6 +90,12 @@ static void free_storage_param(void *param) {
 /* Free the array object; its memory and var go through the engine. */
 static void destroy(mxr_ndarray *arr) {
   if (arr->autograd && arr->autograd_release) arr->autograd_release(arr->autograd);
+  if (arr->base) { /* the var and memory are the base's */
+    mxr_ndarray_free(arr->base);
+    mxr_mutex_destroy(&arr->alloc_mu);
+    free(arr);
+    return;
+  }
   /* The engine owns `mem` from this call on, whatever it returns (it calls
    * free_storage_param itself when the push fails).  A failure here would
    * mean the var is not a live var of this engine, a broken invariant
@@ -238,6 +249,46 @@ int mxr_ndarray_create_none(mxr_engine *eng, mxr_ndarray **out) {
   return 0;
 }
 
+int mxr_ndarray_view(mxr_ndarray *base, int64_t elem_offset, const int64_t *shape, int ndim,
+                     mxr_ndarray **out) {
+  static const char fn[] = "mxr_ndarray_view";
+  if (out == NULL || base == NULL) return mxr_set_error(MXR_EINVAL, "%s: NULL argument", fn);
+  *out = NULL;
+  if (base->ndim < 0) return mxr_set_error(MXR_EINVAL, "%s: the base array is none", fn);
+  int64_t size = 0;
+  size_t nbytes = 0;
+  int rc = check_shape(fn, shape, ndim, base->dtype, &size, &nbytes);
+  if (rc != 0) return rc;
+  if (elem_offset < 0 || elem_offset > base->size || size > base->size - elem_offset)
+    return mxr_set_error(MXR_EINVAL,
+                         "%s: %" PRId64 " elements from element %" PRId64 " run past the base "
+                         "array's %" PRId64 " elements",
+                         fn, size, elem_offset, base->size);
+  mxr_ndarray *root = base->base ? base->base : base;
+  mxr_ndarray *arr = calloc(1, sizeof *arr);
+  if (arr == NULL) return mxr_set_error(MXR_ENOMEM, "%s: out of memory", fn);
+  rc = mxr__mutex_init(&arr->alloc_mu, "an ndarray view");
+  if (rc != 0) {
+    free(arr);
+    return rc;
+  }
+  atomic_init(&arr->refs, 1);
+  atomic_init(&arr->allocated, true); /* unused: allocation is the base's */
+  arr->eng = root->eng;
+  arr->var = root->var;
+  arr->mem = root->mem;
+  arr->base = mxr_ndarray_retain(root);
+  arr->offset = base->offset + (size_t)elem_offset * mxr_dtype_size(base->dtype);
+  arr->ndim = ndim;
+  for (int i = 0; i < ndim; i++) arr->shape[i] = shape[i];
+  arr->size = size;
+  arr->nbytes = nbytes;
+  arr->dtype = base->dtype;
+  arr->ctx = base->ctx;
+  *out = arr;
+  return 0;
+}
+
 /* ---------------------------------------------------------------------------
  * References. */
 
@@ -283,11 +334,15 @@ mxr_var *mxr_ndarray_var(const mxr_ndarray *arr) { return arr ? arr->var : NULL;
 /* ---------------------------------------------------------------------------
  * Memory. */
 
+/* The first byte of an allocated array (a view's, inside its base). */
+static char *dptr(const mxr_ndarray *arr) { return arr->mem->dptr ? (char *)arr->mem->dptr + arr->offset : NULL; }
+
 int mxr_ndarray_ensure_alloc(mxr_ndarray *arr) {
   if (arr == NULL) return mxr_set_error(MXR_EINVAL, "mxr_ndarray_ensure_alloc: array is NULL");
   if (arr->ndim < 0)
     return mxr_set_error(MXR_ESTATE,
                          "mxr_ndarray_ensure_alloc: the array is none (it has no shape yet)");
+  if (arr->base) return mxr_ndarray_ensure_alloc(arr->base);
   if (atomic_load_explicit(&arr->allocated, memory_order_acquire)) return 0;
 
   /* Ops on worker threads may get here at the same time (several readers of
@@ -307,7 +362,7 @@ int mxr_ndarray_ensure_alloc(mxr_ndarray *arr) {
 void *mxr_ndarray_data(mxr_ndarray *arr) {
   if (arr == NULL || arr->ndim < 0) return NULL;
   if (mxr_ndarray_ensure_alloc(arr) != 0) return NULL;
-  return arr->mem->dptr;
+  return dptr(arr);
 }
 
 /* ---------------------------------------------------------------------------
@@ -360,7 +415,7 @@ int mxr_ndarray_sync_copy_from_cpu(mxr_ndarray *arr, const void *src, size_t cou
   if (rc == 0) rc = mxr_ndarray_ensure_alloc(arr);
   /* After the wait no op uses the array, so a synchronous copy (on no
    * stream) is ordered after all of them. */
-  if (rc == 0) rc = mxr__storage_copy(arr->mem->dptr, arr->ctx, src, mxr_cpu(0), arr->nbytes, NULL);
+  if (rc == 0) rc = mxr__storage_copy(dptr(arr), arr->ctx, src, mxr_cpu(0), arr->nbytes, NULL);
   return rc;
 }
 
@@ -371,7 +426,7 @@ int mxr_ndarray_sync_copy_to_cpu(mxr_ndarray *arr, void *dst, size_t count) {
   /* A delayed array nobody wrote reads as whatever the fresh memory holds,
    * as in MXNet; allocating here keeps the pointer valid. */
   if (rc == 0) rc = mxr_ndarray_ensure_alloc(arr);
-  if (rc == 0) rc = mxr__storage_copy(dst, mxr_cpu(0), arr->mem->dptr, arr->ctx, arr->nbytes, NULL);
+  if (rc == 0) rc = mxr__storage_copy(dst, mxr_cpu(0), dptr(arr), arr->ctx, arr->nbytes, NULL);
   return rc;
 }
 
@@ -387,7 +442,7 @@ static int copy_op(const struct mxr_run_ctx *rctx, void *param) {
   int rc = mxr_ndarray_ensure_alloc(p->src);
   if (rc == 0) rc = mxr_ndarray_ensure_alloc(p->dst);
   if (rc == 0)
-    rc = mxr__storage_copy(p->dst->mem->dptr, p->dst->ctx, p->src->mem->dptr, p->src->ctx,
+    rc = mxr__storage_copy(dptr(p->dst), p->dst->ctx, dptr(p->src), p->src->ctx,
                            p->src->nbytes, rctx ? rctx->stream : NULL);
   return rc;
 }

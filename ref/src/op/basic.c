@@ -1,5 +1,6 @@
 /*
- * Basic ops: reverse (flip), _copy, _zeros, _ones and their gradients.
+ * Basic ops: reverse (flip), _copy, BlockGrad, _zeros, _ones, _full and their
+ * gradients.
  * reverse is the op of the bulking seed workload; its kernels are the
  * shortest possible so that per-op engine and executor costs dominate.
  */
@@ -221,6 +222,22 @@ static const struct mxr_op op_copy = {
     .num_inplace = 1,
 };
 
+/* BlockGrad (stop_gradient): the input unchanged, and no gradient flows
+ * back through it (its input's gradient is zero). */
+static const struct mxr_op op_block_grad = {
+    .name = "BlockGrad",
+    .aliases = {"stop_gradient", NULL},
+    .nin = 1,
+    .nout = 1,
+    .ignores_out_grad = true, /* as a loss op's: no head gradient is needed */
+    .input_names = data_input,
+    .dtypes = ALL_DTYPES,
+    .forward_cpu = copy_forward,
+    .forward_gpu = MXR_GPU_FORWARD(copy_forward_gpu),
+    .inplace = {{0, 0}},
+    .num_inplace = 1,
+};
+
 /* The gradient of a reshaping op (Flatten, _copy) has the input's shape and
  * the output gradient's size: only the sizes must agree. */
 static int same_size_shape(MXR_SHAPE_FN_PARAMS) {
@@ -267,10 +284,11 @@ static const struct mxr_param_field init_fields[] = {
     {"dtype", MXR_PARAM_ENUM, offsetof(struct init_params, dtype), "float32", mxr__dtype_choices},
 };
 
+/* -1 (and 0) stand for an unknown dimension, as in MXNet's legacy shapes. */
 static int init_check(const char *opname, void *params) {
   const struct mxr_tuple *t = &((struct init_params *)params)->shape;
   for (int i = 0; i < t->n; i++)
-    if (t->v[i] < 0)
+    if (t->v[i] < -1)
       return mxr_set_error(MXR_EINVAL, "%s: shape has a negative dimension (%lld)", opname,
                            (long long)t->v[i]);
   return 0;
@@ -283,6 +301,11 @@ static int init_shape(MXR_SHAPE_FN_PARAMS) {
   (void)aux;
   (void)naux;
   const struct mxr_tuple *t = &((const struct init_params *)params)->shape;
+  /* MXNet's legacy shapes: () and a 0 or -1 dimension are unknown, to be
+   * inferred from the consumers (an imperative call then cannot run). */
+  bool known = t->n > 0;
+  for (int i = 0; i < t->n; i++) known = known && t->v[i] > 0;
+  if (!known) return 0;
   struct mxr_shape s = {t->n, {0}};
   for (int i = 0; i < t->n; i++) s.dim[i] = t->v[i];
   return mxr__shape_assign(&out[0], &s, "output");
@@ -321,7 +344,8 @@ static int fill_value(struct mxr_tensor *t, int req, double v) {
       for (int64_t i = 0; i < n; i++) MXR_ASSIGN(req, (int64_t *)t->data + i, (int64_t)v);
       return 0;
     default:
-      return mxr_set_error(MXR_EINVAL, "fill: dtype %s is not supported", mxr_dtype_name(t->dtype));
+      return mxr_set_error(MXR_ENOTIMPL, "fill: dtype %s is not implemented by libmxref",
+                           mxr_dtype_name(t->dtype));
   }
 }
 
@@ -366,6 +390,32 @@ static int ones_forward_gpu(MXR_FCOMPUTE_PARAMS) {
 }
 #endif
 
+/* _full: the fill value is a parameter.  Its params start as the other
+ * fills' so that their shape and type functions serve it too. */
+struct full_params {
+  struct init_params init;
+  double value;
+};
+
+static const struct mxr_param_field full_fields[] = {
+    {"shape", MXR_PARAM_TUPLE, offsetof(struct full_params, init.shape), "()", NULL},
+    {"ctx", MXR_PARAM_STRING, offsetof(struct full_params, init.ctx), "", NULL},
+    {"dtype", MXR_PARAM_ENUM, offsetof(struct full_params, init.dtype), "float32", mxr__dtype_choices},
+    {"value", MXR_PARAM_FLOAT, offsetof(struct full_params, value), NULL, NULL},
+};
+
+static int full_forward(MXR_FCOMPUTE_PARAMS) {
+  (void)ctx, (void)in, (void)nin, (void)nout, (void)aux, (void)naux;
+  return fill_value(&out[0], req[0], ((const struct full_params *)params)->value);
+}
+
+#ifdef MXR_HAVE_CUDA
+static int full_forward_gpu(MXR_FCOMPUTE_PARAMS) {
+  (void)in, (void)nin, (void)nout, (void)aux, (void)naux;
+  return fill_output_gpu(ctx, req, out, ((const struct full_params *)params)->value);
+}
+#endif
+
 #define INIT_DTYPES ((1u << MXR_FLOAT32) | (1u << MXR_FLOAT64) | (1u << MXR_INT32) | (1u << MXR_INT64))
 
 static const struct mxr_op op_zeros = {
@@ -382,6 +432,22 @@ static const struct mxr_op op_zeros = {
     .dtypes = INIT_DTYPES,
     .forward_cpu = zeros_forward,
     .forward_gpu = MXR_GPU_FORWARD(zeros_forward_gpu),
+};
+
+static const struct mxr_op op_full = {
+    .name = "_full",
+    .aliases = {NULL},
+    .fields = full_fields,
+    .num_fields = 4,
+    .params_size = sizeof(struct full_params),
+    .check = init_check,
+    .nin = 0,
+    .nout = 1,
+    .infer_shape = init_shape,
+    .infer_type = init_type,
+    .dtypes = INIT_DTYPES,
+    .forward_cpu = full_forward,
+    .forward_gpu = MXR_GPU_FORWARD(full_forward_gpu),
 };
 
 static const struct mxr_op op_ones = {
@@ -533,6 +599,6 @@ static const struct mxr_op op_identity_like = {
 
 const struct mxr_op *const mxr__ops_basic[] = {
     &op_reverse, &op_backward_reverse, &op_copy,       &op_backward_copy, &op_zeros,
-    &op_ones,    &op_add_n,            &op_zeros_like, &op_ones_like,     &op_identity_like,
+    &op_ones,    &op_full,             &op_block_grad,    &op_add_n,            &op_zeros_like, &op_ones_like,     &op_identity_like,
     NULL,
 };

@@ -543,6 +543,7 @@ static const struct mxr_op op_convolution = {
     .num_fields = (int)(sizeof conv_fields / sizeof conv_fields[0]),
     .params_size = sizeof(struct conv_params),
     .check = conv_check,
+    .nin = 3,
     .get_nin = conv_nin,
     .nout = 1,
     .input_names = conv_inputs,

@@ -767,7 +767,7 @@ static const struct mxr_op op_backward_activation = {
 
 static const struct mxr_op op_leaky_relu = {
     .name = "LeakyReLU", .aliases = {"_npx_leaky_relu", NULL}, .fields = leaky_fields,
-    .num_fields = 4, .params_size = sizeof(struct leaky_params), .get_nin = leaky_nin,
+    .num_fields = 4, .params_size = sizeof(struct leaky_params), .nin = 2, .get_nin = leaky_nin,
     .get_nout = leaky_nout, .input_names = data_names, .infer_shape = leaky_infer,
     .forward_cpu = leaky_fwd_cpu, .forward_gpu = MXR_GPU_FORWARD(leaky_fwd_gpu),
     .backward = "_backward_LeakyReLU", .draws_random = true, /* rrelu */

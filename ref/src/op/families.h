@@ -23,5 +23,7 @@ MXR_OP_FAMILY(batchnorm)
 MXR_OP_FAMILY(convolution)
 MXR_OP_FAMILY(pooling)
 MXR_OP_FAMILY(optimizer)
+MXR_OP_FAMILY(random)
+MXR_OP_FAMILY(cast)
 
 #undef MXR_OP_FAMILY

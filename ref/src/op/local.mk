@@ -6,6 +6,8 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/op/op_internal.h \
 	ref/src/op/families.h \
 	ref/src/op/registry.c \
+	ref/src/op/mxnet_op_names.h \
+	ref/src/op/info.c \
 	ref/src/op/params.c \
 	ref/src/op/blas.c \
 	ref/src/op/tensor_common.h \
@@ -27,7 +29,9 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/op/batchnorm.c \
 	ref/src/op/convolution.c \
 	ref/src/op/pooling.c \
-	ref/src/op/optimizer.c
+	ref/src/op/optimizer.c \
+	ref/src/op/random.c \
+	ref/src/op/cast.c
 
 mxrefinclude_HEADERS += ref/include/mxref/op.h
 
@@ -46,7 +50,9 @@ CUDA_SOURCES += \
 	ref/src/op/cuda/convolution.cu \
 	ref/src/op/cuda/convolution_gemm.cu \
 	ref/src/op/cuda/pooling.cu \
-	ref/src/op/cuda/optimizer.cu
+	ref/src/op/cuda/optimizer.cu \
+	ref/src/op/cuda/random.cu \
+	ref/src/op/cuda/cast.cu
 CUDA_HEADER_FILES += \
 	ref/src/op/cuda/launch.h \
 	ref/src/op/cuda/kernel_util.cuh \

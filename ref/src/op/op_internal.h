@@ -10,7 +10,9 @@
  *    from MXNet-style strings, applying defaults.  `check` (optional) then
  *    validates combinations.  Backward ops reuse the forward op's fields.
  *  - Counts: fixed counts in nin/nout/naux, or the get_* functions when they
- *    depend on params (Concat's num_args).
+ *    depend on params (Concat's num_args).  With get_nin and input_names,
+ *    nin is the largest count: the inputs frontends list as the op's
+ *    arguments (FullyConnected's data, weight, bias).
  *  - Shape inference fills unknown (ndim == -1) outputs, and unknown inputs
  *    where they follow (FullyConnected's weight from data and num_hidden).
  *    A contradiction returns MXR_EINVAL with a message that names the
@@ -226,6 +228,15 @@ struct mxr_op {
    * run (Dropout, LeakyReLU's rrelu): a segment holding it is never
    * captured into a CUDA graph, whose launches replay fixed arguments. */
   bool draws_random;
+
+  /* A name MXNet registers that libmxref lists without implementing it
+   * (mxnet_op_names.h): parsing its params fails with MXR_ENOTIMPL, so
+   * every use of the op fails. */
+  bool not_implemented;
+  /* Its arguments as MXNet lists them (mxnet_op_names.h), so that the
+   * frontend's function for it takes the same arguments and reaches the
+   * library, which then refuses it. */
+  const char *mxnet_signature;
 };
 
 /* Each op family's NULL-terminated group (families.h lists the families). */
@@ -239,6 +250,10 @@ const void *mxr__op_params_struct(const mxr_op_params *p);
  * parsing rules.  Returns 0 or MXR_EINVAL naming op, key and value. */
 int mxr__param_parse_value(const char *opname, const struct mxr_param_field *f,
                            const char *text, void *params);
+
+/* The name of input i of an op with nin inputs (mxr_op_input_name
+ * without params). */
+const char *mxr__op_input_name_at(const mxr_op *op, int nin, int i);
 
 /* Shape inference across one op with the op's own function (or the default:
  * all inputs and outputs share one shape). */
@@ -257,6 +272,13 @@ int mxr__op_forward_cpu(const mxr_op *op, const mxr_op_params *p,
 /* The forward that runs the op on `ctx`: forward_gpu on a GPU, else
  * forward_cpu (either may be NULL). */
 mxr_fcompute mxr__op_kernel(const mxr_op *op, struct mxr_context ctx);
+
+/* 0 when the op's kernels take the dtypes of t[0..n) (the arrays of a
+ * call: inputs, outputs, aux states), else MXR_ENOTIMPL "<who>: <op>: dtype
+ * X is not implemented by libmxref".  Callers that run kernels directly
+ * (executor, imperative calls) check at bind or push time, since a kernel
+ * reads other dtypes as float32. */
+int mxr__op_check_dtypes(const mxr_op *op, const struct mxr_tensor *t, int n, const char *who);
 
 /* 0 when the op has a kernel for `ctx`, else MXR_ENOTFOUND "<who>: operator
  * X has no GPU kernel" (or CPU). */

@@ -256,6 +256,8 @@ int mxr_op_params_parse(const mxr_op *op, int num, const char *const *keys,
   if (!op || !out || num < 0 || (num > 0 && (!keys || !vals)))
     return mxr_set_error(MXR_EINVAL, "mxr_op_params_parse: bad arguments");
   *out = NULL;
+  if (op->not_implemented)
+    return mxr_set_error(MXR_ENOTIMPL, "operator %s is not implemented by libmxref", op->name);
   int st = check_pairs(op, num, keys, vals);
   if (st) return st;
   mxr_op_params *p = alloc_params(op, num, keys, vals);

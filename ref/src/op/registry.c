@@ -1,7 +1,9 @@
 /*
  * The operator registry: one sorted table of every name (canonical and
- * alias) built once from the op families' groups, and the generic parts of
- * an op's behaviour (counts, names, default shape and type inference).
+ * alias) built once from the op families' groups and from MXNet's own names
+ * (mxnet_op_names.h: those no family implements become not-implemented
+ * ops), and the generic parts of an op's behaviour (counts, names, default
+ * shape and type inference).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -30,6 +32,19 @@ static int cmp_entry(const void *a, const void *b) {
   return strcmp(((const struct name_entry *)a)->name, ((const struct name_entry *)b)->name);
 }
 
+/* MXNet 1.9.1's names, sorted, with their frontend signatures. */
+static const struct {
+  const char *name, *signature;
+} mxnet_names[] = {
+#define MXR_MXNET_OP(name, signature) {name, signature},
+#include "op/mxnet_op_names.h"
+};
+#define NUM_MXNET_NAMES (sizeof mxnet_names / sizeof mxnet_names[0])
+
+/* One not-implemented op per MXNet name no family registers; never freed
+ * (op pointers are valid for the life of the process). */
+static struct mxr_op *stubs;
+
 static size_t count_names(void) {
   size_t n = 0;
   for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
@@ -40,10 +55,37 @@ static size_t count_names(void) {
   return n;
 }
 
+static const struct name_entry *find_entry(const char *name) {
+  struct name_entry key = {name, NULL};
+  return num_names ? bsearch(&key, names, num_names, sizeof *names, cmp_entry) : NULL;
+}
+
+/* Append a not-implemented op for each MXNet name still missing from the
+ * sorted table of `implemented` names, then sort the whole table again. */
+static void add_stubs(size_t implemented) {
+  size_t k = 0;
+  for (size_t i = 0; i < NUM_MXNET_NAMES; i++) {
+    if (find_entry(mxnet_names[i].name)) continue;
+    stubs[k] = (struct mxr_op){.name = mxnet_names[i].name,
+                               .not_implemented = true,
+                               .mxnet_signature = mxnet_names[i].signature};
+    names[implemented + k] = (struct name_entry){stubs[k].name, &stubs[k]};
+    k++;
+  }
+  num_names = implemented + k;
+  qsort(names, num_names, sizeof *names, cmp_entry);
+}
+
 static void build_names(void) {
   size_t n = count_names();
-  names = malloc(n * sizeof *names);
-  if (!names) return; /* lookups then fail with "unknown operator" */
+  names = malloc((n + NUM_MXNET_NAMES) * sizeof *names);
+  stubs = calloc(NUM_MXNET_NAMES, sizeof *stubs);
+  if (!names || !stubs) { /* lookups then fail with "unknown operator" */
+    free(names);
+    free(stubs);
+    names = NULL;
+    return;
+  }
   for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
     for (const struct mxr_op *const *op = groups[g]; *op; op++) {
       names[num_names++] = (struct name_entry){(*op)->name, *op};
@@ -57,6 +99,7 @@ static void build_names(void) {
       fprintf(stderr, "libmxref: operator name '%s' is registered twice\n", names[i].name);
       abort();
     }
+  add_stubs(num_names);
 }
 
 static void ensure_names(void) { MXR_PTHREAD_CHECK(pthread_once(&names_once, build_names)); }
@@ -64,14 +107,15 @@ static void ensure_names(void) { MXR_PTHREAD_CHECK(pthread_once(&names_once, bui
 int mxr_op_find(const char *name, const mxr_op **out) {
   if (!name || !out) return mxr_set_error(MXR_EINVAL, "mxr_op_find: NULL argument");
   ensure_names();
-  struct name_entry key = {name, NULL};
-  const struct name_entry *e = num_names ? bsearch(&key, names, num_names, sizeof *names, cmp_entry) : NULL;
+  const struct name_entry *e = find_entry(name);
   *out = e ? e->op : NULL;
   if (!e) return mxr_set_error(MXR_ENOTFOUND, "unknown operator '%s'", name);
   return 0;
 }
 
 const char *mxr_op_name(const mxr_op *op) { return op ? op->name : NULL; }
+
+int mxr_op_is_implemented(const mxr_op *op) { return op && !op->not_implemented; }
 
 size_t mxr_op_name_count(void) {
   ensure_names();
@@ -104,12 +148,22 @@ int mxr_op_num_aux(const mxr_op *op, const mxr_op_params *p) {
   return op->naux;
 }
 
-const char *mxr_op_input_name(const mxr_op *op, const mxr_op_params *p, int i) {
+/* MXNet's names where the op file gives none: "data" for one input,
+ * "lhs" and "rhs" for two, else "arg0", "arg1", ... */
+const char *mxr__op_input_name_at(const mxr_op *op, int nin, int i) {
   static const char *const generic[] = {"arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
                                         "arg6", "arg7", "arg8", "arg9"};
-  if (i < 0 || i >= mxr_op_num_inputs(op, p)) return NULL;
+  static const char *const binary[] = {"lhs", "rhs"};
   if (op->input_names) return op->input_names[i]; /* variadic ops leave it NULL */
+  if (nin == 1) return "data";
+  if (nin == 2) return binary[i];
   return i < 10 ? generic[i] : "arg";
+}
+
+const char *mxr_op_input_name(const mxr_op *op, const mxr_op_params *p, int i) {
+  int nin = mxr_op_num_inputs(op, p);
+  if (i < 0 || i >= nin) return NULL;
+  return mxr__op_input_name_at(op, nin, i);
 }
 
 const char *mxr_op_aux_name(const mxr_op *op, const mxr_op_params *p, int i) {
@@ -205,9 +259,17 @@ int mxr__op_forward_cpu(const mxr_op *op, const mxr_op_params *p, const struct m
   if (!op->forward_cpu) return mxr_set_error(MXR_ENOTFOUND, "%s has no CPU kernel", op->name);
   for (int i = 0; i < nin; i++)
     if (!supports(op, in[i].dtype))
-      return mxr_set_error(MXR_EINVAL, "%s: dtype %s is not supported", op->name,
+      return mxr_set_error(MXR_ENOTIMPL, "%s: dtype %s is not implemented by libmxref", op->name,
                            mxr_dtype_name(in[i].dtype) ? mxr_dtype_name(in[i].dtype) : "?");
   return op->forward_cpu(ctx, params_of(p), in, nin, req, out, nout, aux, naux);
+}
+
+int mxr__op_check_dtypes(const mxr_op *op, const struct mxr_tensor *t, int n, const char *who) {
+  for (int i = 0; i < n; i++)
+    if (!supports(op, t[i].dtype))
+      return mxr_set_error(MXR_ENOTIMPL, "%s: %s: dtype %s is not implemented by libmxref", who,
+                           op->name, mxr_dtype_name(t[i].dtype) ? mxr_dtype_name(t[i].dtype) : "?");
+  return 0;
 }
 
 mxr_fcompute mxr__op_kernel(const mxr_op *op, struct mxr_context ctx) {

@@ -49,6 +49,17 @@ int mxr__gpu_copy(void *stream, const void *in, void *out, int dtype, int64_t n,
  * float64, int32, int64. */
 int mxr__gpu_fill(void *stream, void *out, int dtype, int64_t n, int req, double value);
 
+/* Random fill (op/random.c): sample i of `seed` (op/random_fn.h), uniform
+ * on [a, b) or normal (mean a, deviation b), stored as req asks: float32,
+ * float64. */
+int mxr__gpu_random_fill(void *stream, void *out, int dtype, int64_t n, int req, int normal,
+                         double a, double b, uint64_t seed);
+
+/* Dtype conversion (op/cast.c): n elements of in_dtype into out_dtype,
+ * stored as req asks; every dtype but float16. */
+int mxr__gpu_cast(void *stream, const void *in, int in_dtype, void *out, int out_dtype, int64_t n,
+                  int req);
+
 /* out = sum of in[0..nin) (write) or out += that sum (add): float32,
  * float64.  `in` is a host array of device pointers. */
 int mxr__gpu_add_n(void *stream, const void *const *in, int nin, void *out, int dtype, int64_t n,
