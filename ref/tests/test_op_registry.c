@@ -37,8 +37,8 @@ START_TEST(test_names_sorted_unique_and_findable) {
 END_TEST
 
 /* A CUDA build runs every op on a GPU: each registered op
- * (backward ops included) has a GPU forward, with or without cuDNN.
- * Checked without a device. */
+ * (backward ops included) has a GPU forward, with or without cuDNN; the
+ * names listed as not implemented have none.  Checked without a device. */
 START_TEST(test_every_op_has_a_gpu_kernel_in_a_cuda_build) {
 #ifdef MXR_HAVE_CUDA
   char missing[2048] = "";
@@ -46,6 +46,12 @@ START_TEST(test_every_op_has_a_gpu_kernel_in_a_cuda_build) {
     const mxr_op *op;
     ck_assert_int_eq(mxr_op_find(mxr_op_name_at(i), &op), 0);
     bool canonical = strcmp(mxr_op_name_at(i), op->name) == 0; /* aliases: once */
+    /* MXNet's names that libmxref lists but does not implement have no
+     * kernel anywhere, and must not claim one on the GPU. */
+    if (op->not_implemented) {
+      ck_assert_msg(op->forward_gpu == NULL, "%s is not implemented yet has a GPU forward", op->name);
+      continue;
+    }
     if (canonical && !op->forward_gpu && strlen(missing) + strlen(op->name) + 2 < sizeof missing) {
       strcat(missing, " ");
       strcat(missing, op->name);
