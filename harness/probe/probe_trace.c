@@ -11,8 +11,11 @@
 #define MXNET_NAME_LIMIT 127
 
 static bool is_helper(const char *name) {
-  static const char *const helpers[] = {"WaitForVar", "WaitForAll", "DeleteVariable",
-                                        "CopyCPU2CPU", "DeleteOperator", "SetupExec", NULL};
+  /* The copies are CopyFromTo's (a head gradient copied into the
+   * executor, say), in any direction: not graph nodes. */
+  static const char *const helpers[] = {"WaitForVar",  "WaitForAll",  "DeleteVariable", "CopyCPU2CPU",
+                                        "CopyCPU2GPU", "CopyGPU2CPU", "CopyGPU2GPU",    "DeleteOperator",
+                                        "SetupExec",   NULL};
   for (int i = 0; helpers[i]; i++)
     if (strcmp(name, helpers[i]) == 0) return true;
   return false;

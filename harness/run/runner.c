@@ -247,7 +247,9 @@ static void share_failure(const struct sched *s, size_t proc) {
   FILE *f = fopen(tmp, "w");
   if (f) {
     bool written = fprintf(f, "%s\n", s->procs[proc].dir) > 0;
-    if (fclose(f) == 0 && written) (void)link(tmp, s->o->group_file);
+    /* link() fails when the file exists: the first failure stays. */
+    if (fclose(f) == 0 && written && link(tmp, s->o->group_file) != 0) {
+    }
   }
   unlink(tmp);
   free(tmp);

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check_tap.h"
 #include "cuda/graph.h"
@@ -640,8 +642,26 @@ static Suite *gpu_suite(void) {
   return s;
 }
 
+/* The number of GPUs, counted in a child process.  Check forks each test
+ * from this process, and the CUDA runtime cannot be used in a child forked
+ * after its parent initialised it, so the parent must not touch CUDA. */
+static int gpu_count_in_child(void) {
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) _exit(mxr_gpu_count() > 0 ? 1 : 0);
+  int status;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
 int main(void) {
-  if (mxr_gpu_count() == 0) {
+  int have_gpu = gpu_count_in_child();
+  if (have_gpu < 0) {
+    printf("Bail out! cannot count the GPUs in a child process\n");
+    return 99;
+  }
+  if (have_gpu == 0) {
     char why[300];
     snprintf(why, sizeof why, "no GPU: %s", mxr_gpu_unavailable_reason());
     return mxr_test_skip_all(why);

@@ -477,6 +477,11 @@ void mxr__engine_run(struct opr *op, const struct mxr_run_ctx *rctx) {
   complete(op);
 }
 
+void mxr__engine_fail(struct opr *op, int status) {
+  raise_op_error(op, status);
+  complete(op);
+}
+
 static void dispatch(struct opr *op, bool on_pusher) {
   bool inline_run = op->pool == NULL || (op->async_fn && op->prop == MXR_PROP_ASYNC && on_pusher);
   if (!inline_run && mxr__wq_push(&op->pool->queue, op) == 0) return;

@@ -191,6 +191,9 @@ struct mxr_engine {
 
 /* Run a dispatched op on the calling thread (engine.c). */
 void mxr__engine_run(struct opr *op, const struct mxr_run_ctx *rctx);
+/* The op cannot run (its worker has no run context for its device): it
+ * fails with `status` and this thread's last error, and completes. */
+void mxr__engine_fail(struct opr *op, int status);
 
 /* Push a validated request; bypasses bulking (engine.c). */
 int mxr__engine_push_now(mxr_engine *eng, const struct mxr_push *req, bool is_wait_marker);

@@ -29,6 +29,45 @@ static void report_ready(struct pool *p, int status, const char *msg) {
   mxr_mutex_unlock(&p->start_mu);
 }
 
+/* A worker of the threaded engine's shared pool runs ops of every device.
+ * The first time it meets an op for gpu(id) it asks the driver for that
+ * device's streams, as a GPU worker does at start, and keeps them until the
+ * pool stops; before each GPU op it makes the op's device current, since
+ * the worker may alternate between devices. */
+struct shared_gpu {
+  struct mxr_run_ctx rctx[MXR_MAX_DEVICES];
+  bool started[MXR_MAX_DEVICES];
+};
+
+static int shared_gpu_rctx(struct pool *p, int index, struct shared_gpu **sg, const struct opr *op,
+                           const struct mxr_run_ctx **out) {
+  const struct mxr_device_driver *drv = p->eng->opts.gpu_driver;
+  int id = op->ctx.dev_id;
+  if (!*sg && !(*sg = calloc(1, sizeof **sg)))
+    return mxr_set_error(MXR_ENOMEM, "engine: no memory for a shared worker's GPU streams");
+  struct mxr_run_ctx *r = &(*sg)->rctx[id];
+  if (!(*sg)->started[id]) {
+    *r = (struct mxr_run_ctx){.ctx = op->ctx, .stream = NULL, .aux_stream = NULL, .worker = index};
+    int st = drv->worker_start(drv->user, op->ctx, p->kind, p->nstreams, r);
+    if (st) return st;
+    (*sg)->started[id] = true;
+  }
+  *out = r;
+  return drv->op_start ? drv->op_start(drv->user, r) : 0;
+}
+
+static void shared_gpu_stop(struct pool *p, struct shared_gpu *sg) {
+  const struct mxr_device_driver *drv = p->eng->opts.gpu_driver;
+  for (int id = 0; sg && id < MXR_MAX_DEVICES; id++)
+    if (sg->started[id] && drv->worker_stop) drv->worker_stop(drv->user, &sg->rctx[id]);
+  free(sg);
+}
+
+static bool needs_shared_gpu(const struct pool *p, const struct opr *op) {
+  const struct mxr_device_driver *drv = p->eng->opts.gpu_driver;
+  return !pool_is_gpu(p) && op->ctx.dev_type == MXR_DEV_GPU && drv && drv->worker_start;
+}
+
 static void *worker_main(void *argp) {
   struct worker_arg arg = *(struct worker_arg *)argp;
   free(argp);
@@ -45,8 +84,17 @@ static void *worker_main(void *argp) {
     started = true;
   }
   report_ready(p, 0, "");
+  struct shared_gpu *sg = NULL;
   struct opr *op;
-  while ((op = mxr__wq_pop(&p->queue)) != NULL) mxr__engine_run(op, &rctx);
+  while ((op = mxr__wq_pop(&p->queue)) != NULL) {
+    const struct mxr_run_ctx *run = &rctx;
+    int st = needs_shared_gpu(p, op) ? shared_gpu_rctx(p, arg.index, &sg, op, &run) : 0;
+    if (st)
+      mxr__engine_fail(op, st);
+    else
+      mxr__engine_run(op, run);
+  }
+  shared_gpu_stop(p, sg);
   if (started && drv->worker_stop) drv->worker_stop(drv->user, &rctx);
   return NULL;
 }
