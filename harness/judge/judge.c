@@ -79,6 +79,22 @@ static void classify_exit0(const struct mxcts_job *job, struct mxcts_evidence *e
   free(path);
 }
 
+/* A process that died on its way out after writing a complete result: keep
+ * the result, and say so in the detail.  Whether that is tolerated is the
+ * implementation's expectation file's business (exit-crash lines). */
+static void keep_result_of_exit(const struct mxcts_job *job, struct mxcts_evidence *ev) {
+  char *path = mxcts_xasprintf("%s/result.json", job->dir);
+  if (mxcts_result_load(path, &ev->result) == 0 && !strcmp(ev->result.status, "ok")) {
+    ev->has_result = ev->after_result = true;
+    char *d = mxcts_xasprintf("after writing its result: %s", ev->detail);
+    free(ev->detail);
+    ev->detail = d;
+  } else {
+    mxcts_result_free(&ev->result);
+  }
+  free(path);
+}
+
 static void classify(const struct mxcts_job *job, struct mxcts_evidence *ev) {
   struct mxcts_outcome o;
   memset(ev, 0, sizeof *ev);
@@ -115,6 +131,7 @@ static void classify(const struct mxcts_job *job, struct mxcts_evidence *ev) {
     ev->detail = with_stderr(job, mxcts_xasprintf("exited with status %d", o.code));
     break;
   }
+  if (o.after_result && o.how != MXCTS_EXIT_SKIPPED) keep_result_of_exit(job, ev);
   mxcts_outcome_free(&o);
 }
 
@@ -160,46 +177,66 @@ static bool reads_config(const struct mxcts_assertion *a, size_t c) {
   return false;
 }
 
-/* The worst process class among what the assertion reads (kinds mask). */
-static enum mxcts_pclass worst_process(const struct mxcts_judging *j, size_t si,
-                                       const struct mxcts_assertion *a, unsigned kinds,
-                                       size_t *worst_job, size_t *count) {
+/* What the processes an assertion reads (kinds mask) did: the worst class,
+ * and how many ended badly.  With `tolerate_exit`, a process that died on its
+ * way out after a complete result counts as ok (`exits` counts them). */
+struct process_scan {
+  enum mxcts_pclass worst;
+  size_t worst_job, bad;
+  size_t exits, first_exit_job;
+};
+
+static void scan_processes(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
+                           unsigned kinds, bool tolerate_exit, struct process_scan *s) {
   static const int rank[] = {[MXCTS_P_OK] = 0, [MXCTS_P_ERROR] = 1, [MXCTS_P_TIMEOUT] = 2,
                              [MXCTS_P_CRASH] = 3, [MXCTS_P_UNSUPPORTED] = 4};
-  enum mxcts_pclass worst = MXCTS_P_OK;
-  *count = 0;
+  *s = (struct process_scan){.worst = MXCTS_P_OK};
   for (size_t i = 0; i < j->plan->njobs; i++) {
     const struct mxcts_job *job = &j->plan->jobs[i];
     if (job->suite != si || !(kinds & (1u << job->kind)) || !reads_config(a, job->config)) continue;
     enum mxcts_pclass c = j->ev[i].cls;
-    if (c != MXCTS_P_OK) (*count)++;
-    if (rank[c] > rank[worst]) {
-      worst = c;
-      *worst_job = i;
+    if (c != MXCTS_P_OK && tolerate_exit && j->ev[i].after_result) {
+      if (s->exits++ == 0) s->first_exit_job = i;
+      continue;
+    }
+    if (c != MXCTS_P_OK) s->bad++;
+    if (rank[c] > rank[s->worst]) {
+      s->worst = c;
+      s->worst_job = i;
     }
   }
-  return worst;
 }
 
-static bool process_verdict(const struct mxcts_judging *j, size_t si,
-                            const struct mxcts_assertion *a, unsigned kinds, struct mxcts_eval *e) {
-  size_t wj = 0, count = 0;
-  enum mxcts_pclass worst = worst_process(j, si, a, kinds, &wj, &count);
-  if (worst == MXCTS_P_OK) return false;
+/* Decide the verdict from how the processes ended, when one ended badly;
+ * false when the results are to be evaluated.  `exit_line` is the
+ * implementation's exit-crash expectation for the assertion, or NULL. */
+static bool process_verdict(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
+                            unsigned kinds, const struct mxcts_expect_entry *exit_line,
+                            struct mxcts_eval *e) {
+  struct process_scan s;
+  scan_processes(j, si, a, kinds, exit_line != NULL, &s);
+  if (s.exits) {
+    mxcts__eval_note(e, "%zu %s after writing %s (exit-crash, line %d: %s; the first: %s: %s)",
+                     s.exits, s.exits == 1 ? "process ended badly" : "processes ended badly",
+                     s.exits == 1 ? "its result" : "their results", exit_line->line, exit_line->reason,
+                     j->plan->jobs[s.first_exit_job].id, j->ev[s.first_exit_job].detail);
+    json_object_set_new(e->diag, "exit_crashes", json_integer((json_int_t)s.exits));
+  }
+  if (s.worst == MXCTS_P_OK) return false;
   static const enum mxcts_verdict map[] = {[MXCTS_P_OK] = MXCTS_V_PASS,
                                            [MXCTS_P_ERROR] = MXCTS_V_ERROR,
                                            [MXCTS_P_CRASH] = MXCTS_V_CRASH,
                                            [MXCTS_P_TIMEOUT] = MXCTS_V_TIMEOUT,
                                            [MXCTS_P_UNSUPPORTED] = MXCTS_V_UNSUPPORTED};
-  e->verdict = map[worst];
-  e->repro = &j->plan->jobs[wj];
-  mxcts__eval_note(e, "%s: %s", j->plan->jobs[wj].id, j->ev[wj].detail);
-  if (worst == MXCTS_P_UNSUPPORTED) {
-    json_t *missing = json_object_get(j->ev[wj].result.root, "missing");
+  e->verdict = map[s.worst];
+  e->repro = &j->plan->jobs[s.worst_job];
+  mxcts__eval_note(e, "%s: %s", j->plan->jobs[s.worst_job].id, j->ev[s.worst_job].detail);
+  if (s.worst == MXCTS_P_UNSUPPORTED) {
+    json_t *missing = json_object_get(j->ev[s.worst_job].result.root, "missing");
     json_object_set(e->diag, "missing", json_is_array(missing) ? missing : json_array());
     return true;
   }
-  if (count > 1) mxcts__eval_note(e, "%zu processes did not end well", count);
+  if (s.bad > 1) mxcts__eval_note(e, "%zu processes did not end well", s.bad);
   return true;
 }
 
@@ -277,12 +314,13 @@ static json_t *judge_assertion(const struct mxcts_judging *j, size_t si,
   json_object_set_new(out, "name", json_string(name));
   free(name);
   const struct mxcts_expect_entry *x = mxcts_expect_match(ex, s->name, a->id);
+  const struct mxcts_expect_entry *exit_line = mxcts_expect_exit_crash(ex, s->name, a->id);
   struct mxcts_eval e = {0};
   eval_reset(&e);
   if (j->plan->skip_reason[si] || (x && x->kind == MXCTS_EXPECT_SKIP)) {
     e.verdict = MXCTS_V_SKIP;
     mxcts__eval_note(&e, "%s", j->plan->skip_reason[si] ? j->plan->skip_reason[si] : x->reason);
-  } else if (!process_verdict(j, si, a, kinds_read(a->type), &e)) {
+  } else if (!process_verdict(j, si, a, kinds_read(a->type), exit_line, &e)) {
     evaluate(j, si, a, &e);
     mark_more_rounds(j, si, &e, out);
   }

@@ -21,6 +21,8 @@ struct mxcts_evidence {
   char *detail;                /* why it is not ok; NULL when ok */
   bool has_result;
   struct mxcts_result result;  /* parsed when has_result */
+  bool after_result;           /* a crash, timeout or exit status after a complete
+                                  result (which has_result holds) */
 };
 
 struct mxcts_judging {

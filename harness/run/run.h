@@ -152,6 +152,10 @@ struct mxcts_outcome {
   enum mxcts_exit cause;   /* SKIPPED only: SIGNAL or TIMEOUT, what the group's
                               failed process did (`signal` is its signal) */
   char *detail;        /* may be NULL */
+  bool after_result;   /* SIGNAL, TIMEOUT or a nonzero CODE of a process that had
+                          written a complete result first (DIR/result.json with
+                          status "ok"): it died on its way out.  Such a process
+                          does not end its group. */
 };
 void mxcts_outcome_free(struct mxcts_outcome *o);
 /* "SIGSEGV" (or "signal 42"); a static string or one valid until the next

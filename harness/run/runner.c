@@ -56,6 +56,7 @@ static int outcome_save(const char *dir, const struct mxcts_outcome *o) {
                           "timeout_s", o->timeout_s, "detail", o->detail);
   if (o->how == MXCTS_EXIT_SKIPPED)
     json_object_set_new(doc, "cause", json_string(exit_name(o->cause)));
+  if (o->after_result) json_object_set_new(doc, "after_result", json_true());
   char *path = mxcts_xasprintf("%s/outcome.json", dir);
   int rc = mxcts_json_save(path, doc);
   free(path);
@@ -101,6 +102,7 @@ int mxcts_outcome_load(const char *dir, struct mxcts_outcome *o) {
   if (which < 0) rc = mxcts_jfail_key(&at, "exit", "\"%s\" is not a known exit", how);
   o->how = (enum mxcts_exit)(which < 0 ? 0 : which);
   if (!rc && o->how == MXCTS_EXIT_SKIPPED) rc = load_cause(&at, doc, o);
+  o->after_result = json_is_true(json_object_get(doc, "after_result"));
   o->code = (int)code;
   o->signal = (int)sig;
   free(how);
@@ -214,6 +216,22 @@ struct sched {
 
 static bool is_failure(enum mxcts_exit how) { return how == MXCTS_EXIT_SIGNAL || how == MXCTS_EXIT_TIMEOUT; }
 
+/* A crash or timeout ends its group, unless the process had finished its
+ * work: its result is complete, and its config runs. */
+static bool ends_group(const struct mxcts_outcome *o) { return is_failure(o->how) && !o->after_result; }
+
+/* Did a process that ended badly write a complete result first? */
+static bool wrote_result(const struct mxcts_proc *p, const struct mxcts_outcome *o) {
+  bool bad = is_failure(o->how) || (o->how == MXCTS_EXIT_CODE && o->code != 0);
+  if (!bad) return false;
+  char *path = mxcts_xasprintf("%s/result.json", p->dir);
+  struct mxcts_result r; /* zeroed when the load fails: free is safe */
+  bool ok = mxcts_result_load(path, &r) == 0 && !strcmp(r.status, "ok");
+  mxcts_result_free(&r);
+  free(path);
+  return ok;
+}
+
 static const struct failed_group *add_failure(struct sched *s, size_t group, const char *id,
                                               enum mxcts_exit how, int signal) {
   s->failed = mxcts_xrealloc(s->failed, (s->nfailed + 1) * sizeof *s->failed);
@@ -233,7 +251,7 @@ static const struct failed_group *shared_failure(struct sched *s, size_t group) 
   dir[got ? strcspn(dir, "\n") : 0] = '\0';
   struct mxcts_outcome o;
   if (!*dir || mxcts_outcome_load(dir, &o)) return NULL;
-  const struct failed_group *r = is_failure(o.how) ? add_failure(s, group, dir, o.how, o.signal) : NULL;
+  const struct failed_group *r = ends_group(&o) ? add_failure(s, group, dir, o.how, o.signal) : NULL;
   mxcts_outcome_free(&o);
   return r;
 }
@@ -264,13 +282,14 @@ static const struct failed_group *group_failure(struct sched *s, size_t group) {
 
 static void note_failure(struct sched *s, size_t proc, const struct mxcts_outcome *out) {
   size_t group = s->procs[proc].group;
-  if (!is_failure(out->how) || group == MXCTS_NO_GROUP || s->o->keep_going) return;
+  if (!ends_group(out) || group == MXCTS_NO_GROUP || s->o->keep_going) return;
   if (s->o->group_file) share_failure(s, proc);
   if (!group_failure(s, group)) add_failure(s, group, s->procs[proc].id, out->how, out->signal);
 }
 
 static void record(struct sched *s, size_t proc, struct mxcts_outcome *out) {
   out->timeout_s = s->procs[proc].timeout_s;
+  out->after_result = wrote_result(&s->procs[proc], out);
   int rc = outcome_save(s->procs[proc].dir, out);
   if (rc && !s->rc) s->rc = rc;
   note_failure(s, proc, out); /* after the save: the group file points at it */

@@ -14,6 +14,7 @@ const char *mxcts_expect_kind_name(enum mxcts_expect_kind k) {
   case MXCTS_EXPECT_FLAKY: return "flaky";
   case MXCTS_EXPECT_SKIP: return "skip";
   case MXCTS_EXPECT_UNSUPPORTED: return "unsupported";
+  case MXCTS_EXPECT_EXIT_CRASH: return "exit-crash";
   }
   return "?";
 }
@@ -35,7 +36,7 @@ static bool valid_glob(const char *s) {
 }
 
 static int parse_kind(const char *word, enum mxcts_expect_kind *k) {
-  for (int i = MXCTS_EXPECT_FAIL; i <= MXCTS_EXPECT_UNSUPPORTED; i++)
+  for (int i = MXCTS_EXPECT_FAIL; i <= MXCTS_EXPECT_EXIT_CRASH; i++)
     if (!strcmp(word, mxcts_expect_kind_name((enum mxcts_expect_kind)i))) {
       *k = (enum mxcts_expect_kind)i;
       return 0;
@@ -50,7 +51,7 @@ static int parse_line(const char *line, const char *file, int lineno,
   while (*p == ' ' || *p == '\t') p++;
   int rc = 0;
   if (parse_kind(kind, &e->kind))
-    rc = mxcts_set_error(MXR_EINVAL, "%s:%d: unknown kind \"%s\" (known: fail, flaky, skip, unsupported)",
+    rc = mxcts_set_error(MXR_EINVAL, "%s:%d: unknown kind \"%s\" (known: fail, flaky, skip, unsupported, exit-crash)",
                          file, lineno, kind);
   else if (!pattern || !*p)
     rc = mxcts_set_error(MXR_EINVAL, "%s:%d: expected \"%s SUITE/ASSERTION REASON...\" (%s "
@@ -124,14 +125,25 @@ void mxcts_expect_free(struct mxcts_expectations *e) {
   memset(e, 0, sizeof *e);
 }
 
-const struct mxcts_expect_entry *mxcts_expect_match(struct mxcts_expectations *e,
-                                                    const char *suite, const char *assertion) {
+static const struct mxcts_expect_entry *match(struct mxcts_expectations *e, const char *suite,
+                                              const char *assertion, bool exit_crash) {
   for (size_t i = 0; e && i < e->n; i++) {
+    if ((e->v[i].kind == MXCTS_EXPECT_EXIT_CRASH) != exit_crash) continue;
     if (fnmatch(e->v[i].suite, suite, 0) || fnmatch(e->v[i].assertion, assertion, 0)) continue;
     e->v[i].used = true;
     return &e->v[i];
   }
   return NULL;
+}
+
+const struct mxcts_expect_entry *mxcts_expect_match(struct mxcts_expectations *e,
+                                                    const char *suite, const char *assertion) {
+  return match(e, suite, assertion, false);
+}
+
+const struct mxcts_expect_entry *mxcts_expect_exit_crash(struct mxcts_expectations *e,
+                                                         const char *suite, const char *assertion) {
+  return match(e, suite, assertion, true);
 }
 
 const struct mxcts_expect_entry *mxcts_expect_skips_suite(struct mxcts_expectations *e,

@@ -216,6 +216,12 @@ long mxcts_suite_find_config(const struct mxcts_suite *s, const char *id);
  *            unsupported  the library lacks a function the assertion needs:
  *                   the verdict stays unsupported but is expected (not a
  *                   failure of the run); a pass becomes xpass
+ *            exit-crash  the library may crash, hang or exit non-zero on its
+ *                   way out after its process wrote a complete result: the
+ *                   assertion is judged on that result, and the detail
+ *                   counts such processes.  Not a verdict expectation: it
+ *                   combines with a fail, flaky, skip or unsupported line.
+ *                   Without it such a process is a crash, timeout or error.
  *   PATTERN  SUITE/ASSERTION, each part an fnmatch(3) glob; "SUITE" alone
  *            means every assertion of SUITE
  *   REASON   the rest of the line: why (required)
@@ -225,7 +231,13 @@ long mxcts_suite_find_config(const struct mxcts_suite *s, const char *id);
  * mxcts_expect_match returns live as long as it.
  */
 
-enum mxcts_expect_kind { MXCTS_EXPECT_FAIL, MXCTS_EXPECT_FLAKY, MXCTS_EXPECT_SKIP, MXCTS_EXPECT_UNSUPPORTED };
+enum mxcts_expect_kind {
+  MXCTS_EXPECT_FAIL,
+  MXCTS_EXPECT_FLAKY,
+  MXCTS_EXPECT_SKIP,
+  MXCTS_EXPECT_UNSUPPORTED,
+  MXCTS_EXPECT_EXIT_CRASH,
+};
 
 struct mxcts_expect_entry {
   enum mxcts_expect_kind kind;
@@ -249,9 +261,14 @@ int mxcts_expect_parse(const char *text, const char *file, struct mxcts_expectat
 int mxcts_expect_load(const char *path, struct mxcts_expectations *out);
 void mxcts_expect_free(struct mxcts_expectations *e);
 
-/* The first entry matching suite/assertion, or NULL; marks it used. */
+/* The first verdict entry (any kind but exit-crash) matching
+ * suite/assertion, or NULL; marks it used. */
 const struct mxcts_expect_entry *mxcts_expect_match(struct mxcts_expectations *e,
                                                     const char *suite, const char *assertion);
+/* The first exit-crash entry matching suite/assertion, or NULL; marks it
+ * used. */
+const struct mxcts_expect_entry *mxcts_expect_exit_crash(struct mxcts_expectations *e,
+                                                         const char *suite, const char *assertion);
 /* A skip entry that covers the whole suite (the suite is not run), or NULL. */
 const struct mxcts_expect_entry *mxcts_expect_skips_suite(struct mxcts_expectations *e,
                                                           const char *suite);

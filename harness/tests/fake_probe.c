@@ -13,6 +13,8 @@
  *                 malformed (broken JSON, exit 0) | usage (exit 2) |
  *                 unsupported (status "unsupported", "missing": [MXFakeCall],
  *                 exit 0)
+ *   FAKE_AT_EXIT  after writing a complete result: crash (SIGSEGV), hang
+ *                 (sleeps 60 s) or status (exit 4); unset: exit 0
  *   FAKE_ID       a name mixed into the noise stream (give each config one)
  *   FAKE_MS       median of the timed iterations in ms (default 1)
  *   FAKE_NOISE    relative spread: the median is FAKE_MS * exp(NOISE * z)
@@ -199,6 +201,14 @@ static bool busy(long seed) {
   return uniform(&state) < atof(env_or("FAKE_BUSY_P", "0"));
 }
 
+/* FAKE_AT_EXIT: how the process ends after its result is written. */
+static int die_at_exit(void) {
+  const char *how = env_or("FAKE_AT_EXIT", "");
+  if (!strcmp(how, "crash")) raise(SIGSEGV);
+  if (!strcmp(how, "hang")) sleep(60);
+  return strcmp(how, "status") ? 0 : 4;
+}
+
 int main(int argc, char **argv) {
   double start = now_s();
   const char *out = NULL, *workload = "fake", *profile = NULL;
@@ -244,5 +254,5 @@ int main(int argc, char **argv) {
   }
   int rc = json_dump_file(r, out, JSON_INDENT(1));
   json_decref(r);
-  return rc ? 1 : 0;
+  return rc ? 1 : die_at_exit();
 }

@@ -11,10 +11,15 @@ START_TEST(test_parse_and_match) {
                      "fail  bulking-symbolic/half-*   the half-bulked configs are not faster on 2 cores\n"
                      "  flaky async/push-returns-early  noisy on a shared machine  \n"
                      "skip numerics                   no oracle for this build\n"
-                     "unsupported engine              no MXEnginePushSyncND before 1.5.0\n";
+                     "unsupported engine              no MXEnginePushSyncND before 1.5.0\n"
+                     "exit-crash async/*              dies at exit after its result\n";
   struct mxcts_expectations e;
   ck_assert_msg(mxcts_expect_parse(text, "x.txt", &e) == 0, "%s", mxcts_last_error());
-  ck_assert_int_eq(e.n, 4);
+  ck_assert_int_eq(e.n, 5);
+  /* exit-crash lines combine with verdict lines: each lookup sees its own */
+  ck_assert_int_eq(mxcts_expect_exit_crash(&e, "async", "push-returns-early")->line, 7);
+  ck_assert_ptr_null(mxcts_expect_exit_crash(&e, "numerics", "anything"));
+  ck_assert_ptr_null(mxcts_expect_match(&e, "async", "wait-once"));
   const struct mxcts_expect_entry *m = mxcts_expect_match(&e, "bulking-symbolic", "half-vs-none");
   ck_assert_ptr_nonnull(m);
   ck_assert_int_eq(m->kind, MXCTS_EXPECT_FAIL);
@@ -38,7 +43,7 @@ END_TEST
 static const struct bad {
   const char *text, *message;
 } bad[] = {
-    {"xfail a/b reason\n", "x.txt:1: unknown kind \"xfail\" (known: fail, flaky, skip, unsupported)"},
+    {"xfail a/b reason\n", "x.txt:1: unknown kind \"xfail\" (known: fail, flaky, skip, unsupported, exit-crash)"},
     {"# c\nfail a/b\n", "x.txt:2: expected \"fail SUITE/ASSERTION REASON...\" (the reason is missing)"},
     {"fail\n", "x.txt:1: expected \"fail SUITE/ASSERTION REASON...\" (a pattern is missing)"},
     {"fail a/b/c why\n", "x.txt:1: \"a/b/c\" is not a SUITE/ASSERTION pattern"},

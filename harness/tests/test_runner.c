@@ -545,6 +545,78 @@ START_TEST(test_expectations_xfail_xpass_skip) {
 }
 END_TEST
 
+/* Processes that die on their way out after writing a complete result: a
+ * crash, a hang or an exit status each stays a failure, with the result's
+ * existence said, unless an exit-crash line tolerates it; then the results
+ * are judged.  Either way every round runs (the config works). */
+static const char late_suite[] =
+    "{\"format\": 1, \"name\": \"late\", \"workload\": \"fake\", \"rounds\": 3, \"timeout\": 0.5,"
+    " \"configs\": ["
+    "  {\"id\": \"crash\", \"env\": {\"FAKE_AT_EXIT\": \"crash\"}},"
+    "  {\"id\": \"hang\", \"env\": {\"FAKE_AT_EXIT\": \"hang\"}},"
+    "  {\"id\": \"status\", \"env\": {\"FAKE_AT_EXIT\": \"status\"}},"
+    "  {\"id\": \"wrong\", \"env\": {\"FAKE_AT_EXIT\": \"crash\", \"FAKE_FAIL_CHECK\": \"second_check\"}}],"
+    " \"assertions\": ["
+    "  {\"id\": \"crash\", \"type\": \"checks\", \"configs\": [\"crash\"]},"
+    "  {\"id\": \"hang\", \"type\": \"checks\", \"configs\": [\"hang\"]},"
+    "  {\"id\": \"status\", \"type\": \"checks\", \"configs\": [\"status\"]},"
+    "  {\"id\": \"wrong\", \"type\": \"checks\", \"configs\": [\"wrong\"]}]}";
+
+static json_t *run_late(const char *dir, const char *expectations) {
+  struct mxcts_options o;
+  hu_options(&o, dir, 5);
+  if (expectations) { /* the options own the path */
+    o.expectations = mxcts_xasprintf("%s/fake.txt", dir);
+    ck_assert_int_eq(mxcts_write_file(o.expectations, expectations, strlen(expectations)), 0);
+  }
+  return hu_run_opts(&o);
+}
+
+static void assert_rounds_ran(const char *dir, const char *config, int rounds) {
+  for (int i = 1; i <= rounds; i++) {
+    char *path = mxcts_xasprintf("%s/out/late/%s/r%03d/outcome.json", dir, config, i);
+    json_t *o = json_load_file(path, 0, NULL);
+    ck_assert_msg(o, "%s missing", path);
+    ck_assert_msg(strcmp(json_string_value(json_object_get(o, "exit")), "skipped") != 0,
+                  "%s: round %d was skipped", config, i);
+    ck_assert_msg(json_is_true(json_object_get(o, "after_result")), "%s: after_result not set", path);
+    json_decref(o);
+    free(path);
+  }
+}
+
+START_TEST(test_exit_after_result_fails_without_expectation) {
+  char *dir = hu_tmpdir();
+  free(hu_write_suite(dir, "late", late_suite));
+  json_t *r = run_late(dir, NULL);
+  assert_verdict(r, "late/crash", "crash", "after writing its result");
+  assert_verdict(r, "late/hang", "timeout", "after writing its result");
+  assert_verdict(r, "late/status", "error", "exited with status 4");
+  assert_rounds_ran(dir, "crash", 3);
+  assert_rounds_ran(dir, "hang", 3);
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_exit_crash_line_judges_the_results) {
+  char *dir = hu_tmpdir();
+  free(hu_write_suite(dir, "late", late_suite));
+  json_t *r = run_late(dir, "exit-crash late/* dies at exit on purpose\n"
+                            "fail late/status said to fail, passes once judged\n");
+  assert_verdict(r, "late/crash", "pass", "3 processes ended badly after writing their results");
+  assert_verdict(r, "late/crash", "pass", "dies at exit on purpose");
+  assert_verdict(r, "late/hang", "pass", "exit-crash, line 1");
+  assert_verdict(r, "late/status", "xpass", NULL);
+  assert_verdict(r, "late/wrong", "fail", "second_check"); /* a real deviation still fails */
+  json_t *diag = json_object_get(hu_assertion(r, "late/crash"), "diag");
+  ck_assert_int_eq(json_integer_value(json_object_get(diag, "exit_crashes")), 3);
+  ck_assert_int_eq(json_array_size(json_object_get(r, "stale_expectations")), 0);
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
 START_TEST(test_skipped_suite_does_not_run) {
   char *dir = hu_tmpdir();
   free(hu_write_suite(dir, "bad", bad_suite));
@@ -821,6 +893,8 @@ int main(void) {
   tcase_add_test(tc, test_cuda_graph_counts);
   tcase_add_test(tc, test_failing_checks_and_expected_check_failures);
   tcase_add_test(tc, test_expectations_xfail_xpass_skip);
+  tcase_add_test(tc, test_exit_after_result_fails_without_expectation);
+  tcase_add_test(tc, test_exit_crash_line_judges_the_results);
   tcase_add_test(tc, test_skipped_suite_does_not_run);
   tcase_add_test(tc, test_environment_is_exactly_base_plus_config);
   tcase_add_test(tc, test_timed_work_runs_alone_untimed_in_parallel);
