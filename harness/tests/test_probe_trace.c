@@ -84,6 +84,43 @@ START_TEST(test_cuda_graph_spans_are_counted_apart) {
 }
 END_TEST
 
+/* CopyFromTo's copies are helpers in every direction: a pass that copied a
+ * head gradient between devices has only its graph ops counted. */
+START_TEST(test_copies_are_helpers_in_every_direction) {
+  char *dir = hu_tmpdir();
+  char *path = write_trace(dir, OP("CopyCPU2GPU", "operator", 1) ","
+                                OP("[flip,flip]", "operator", 2) ","
+                                OP("CopyGPU2GPU", "operator", 3) ","
+                                OP("mxcts-pass:forward", "operator", 4) ","
+                                OP("CopyCPU2CPU", "operator", 5) ","
+                                OP("flip", "operator", 6) ","
+                                OP("CopyGPU2CPU", "operator", 7) ","
+                                OP("mxcts-pass:backward", "operator", 8));
+  struct mxcts_pass_structure s[2];
+  char err[512];
+  ck_assert_msg(mxcts_trace_read_passes(path, s, 2, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(s[0].engine_ops, 1);
+  ck_assert_int_eq(s[0].helper_ops, 2);
+  ck_assert_int_eq(s[0].segments, 1);
+  ck_assert_str_eq(s[0].names[0], "[flip,flip]");
+  ck_assert_int_eq(s[1].engine_ops, 1);
+  ck_assert_int_eq(s[1].helper_ops, 2);
+  ck_assert_str_eq(s[1].names[0], "flip");
+  mxcts_trace_free(&s[0]);
+  mxcts_trace_free(&s[1]);
+  /* The single-pass reader counts them the same way. */
+  struct mxcts_pass_structure all;
+  ck_assert_msg(mxcts_trace_read(path, &all, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(all.helper_ops, 4);
+  ck_assert_int_eq(all.engine_ops, 4); /* the two markers and the two graph ops */
+  for (int i = 0; i < all.num_names; i++)
+    ck_assert_msg(strncmp(all.names[i], "Copy", 4) != 0, "%s counted as an engine op", all.names[i]);
+  mxcts_trace_free(&all);
+  free(path);
+  hu_cleanup(dir);
+}
+END_TEST
+
 START_TEST(test_bad_traces_name_the_file) {
   char *dir = hu_tmpdir();
   char *path = write_trace(dir, "{\"name\": ");
@@ -108,6 +145,7 @@ int main(void) {
   TCase *tc = tcase_create("probe_trace");
   tcase_add_test(tc, test_segments_helpers_and_markers);
   tcase_add_test(tc, test_cuda_graph_spans_are_counted_apart);
+  tcase_add_test(tc, test_copies_are_helpers_in_every_direction);
   tcase_add_test(tc, test_bad_traces_name_the_file);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);

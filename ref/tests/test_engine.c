@@ -511,15 +511,32 @@ END_TEST
 
 /* ---------------------------------------------------- pools and drivers */
 
+/* A fake GPU driver.  Workers call it from their own threads, so whatever
+ * it counts or is told to do is atomic.  worker_start gives each (worker,
+ * device) a heap block as driver_data that worker_stop frees: a missing stop
+ * leaks and a second one frees twice, which the sanitizer builds report. */
 struct mock_driver {
   atomic_int starts[8];   /* by enum mxr_pool_kind */
   atomic_int stops;
   atomic_int finishes;
-  atomic_int op_starts;   /* op_start calls (naive engine) */
-  int last_start_dev;     /* the device op_start was last given */
-  bool fail_start, fail_op_start;
-  int streams_seen;
+  atomic_int finished_after_run; /* op_finish calls that followed their op */
+  atomic_int op_starts;
+  atomic_int last_start_dev;     /* the device op_start was last given */
+  atomic_bool fail_start, fail_op_start;
 };
+
+/* What worker_start hands a worker for one device. */
+struct mock_worker {
+  struct mxr_context ctx;
+  enum mxr_pool_kind kind;
+  int worker;
+};
+
+/* On a worker thread: the GPU that op_start made current and that no op has
+ * run on yet, and the GPU an op has just run on and op_finish has not yet
+ * seen (-1: none).  They let an op and op_finish check the calls' order. */
+static _Thread_local int mock_selected_dev = -1;
+static _Thread_local int mock_ran_dev = -1;
 
 static int mock_count(void *u) {
   (void)u;
@@ -529,30 +546,48 @@ static int mock_count(void *u) {
 static int mock_start(void *u, struct mxr_context ctx, enum mxr_pool_kind kind, int nstreams,
                       struct mxr_run_ctx *rctx) {
   struct mock_driver *m = u;
-  if (m->fail_start) return mxr_set_error(MXR_ECUDA, "mock: no stream for gpu(%d)", ctx.dev_id);
+  if (atomic_load(&m->fail_start))
+    return mxr_set_error(MXR_ECUDA, "mock: no stream for gpu(%d)", ctx.dev_id);
+  struct mock_worker *w = malloc(sizeof *w);
+  if (!w) return mxr_set_error(MXR_ENOMEM, "mock: out of memory");
+  *w = (struct mock_worker){ctx, kind, rctx->worker};
   atomic_fetch_add(&m->starts[kind], 1);
   rctx->stream = (void *)(uintptr_t)(0x1000 + ctx.dev_id);
   rctx->aux_stream = nstreams == 2 ? (void *)(uintptr_t)0x2000 : NULL;
+  rctx->driver_data = w;
   return 0;
 }
 
 static void mock_stop(void *u, struct mxr_run_ctx *rctx) {
-  (void)rctx;
+  free(rctx->driver_data);
+  rctx->driver_data = NULL;
   atomic_fetch_add(&((struct mock_driver *)u)->stops, 1);
 }
 
 static int mock_finish(void *u, struct mxr_run_ctx *rctx) {
-  (void)rctx;
-  atomic_fetch_add(&((struct mock_driver *)u)->finishes, 1);
+  struct mock_driver *m = u;
+  atomic_fetch_add(&m->finishes, 1);
+  if (rctx->ctx.dev_type == MXR_DEV_GPU && mock_ran_dev == rctx->ctx.dev_id)
+    atomic_fetch_add(&m->finished_after_run, 1);
+  mock_ran_dev = -1;
   return 0;
 }
 
 static int mock_op_start(void *u, struct mxr_run_ctx *rctx) {
   struct mock_driver *m = u;
-  if (m->fail_op_start) return mxr_set_error(MXR_ECUDA, "mock: cannot select gpu(%d)", rctx->ctx.dev_id);
+  if (atomic_load(&m->fail_op_start))
+    return mxr_set_error(MXR_ECUDA, "mock: cannot select gpu(%d)", rctx->ctx.dev_id);
   atomic_fetch_add(&m->op_starts, 1);
-  m->last_start_dev = rctx->ctx.dev_id;
+  atomic_store(&m->last_start_dev, rctx->ctx.dev_id);
+  mock_selected_dev = rctx->ctx.dev_id;
   return 0;
+}
+
+/* Worker starts the driver saw, of every pool kind. */
+static int mock_total_starts(struct mock_driver *m) {
+  int n = 0;
+  for (int k = 0; k < 8; k++) n += atomic_load(&m->starts[k]);
+  return n;
 }
 
 static int record_stream(const struct mxr_run_ctx *rctx, void *p) {
@@ -597,7 +632,7 @@ END_TEST
 
 START_TEST(test_driver_start_failure_fails_push) {
   struct mock_driver m = {0};
-  m.fail_start = true;
+  atomic_store(&m.fail_start, true);
   struct mxr_device_driver drv = {&m, mock_count, mock_start, mock_stop, mock_finish, NULL};
   struct mxr_engine_opts o = tu_opts(MXR_ENGINE_THREADED_PER_DEVICE, 1);
   o.gpu_driver = &drv;
@@ -628,13 +663,13 @@ START_TEST(test_naive_engine_starts_each_gpu_op) {
   ck_assert_int_eq(mxr_engine_push_sync(eng, record_stream, &seen, NULL, mxr_gpu(1), NULL, 0, NULL, 0, "g"), 0);
   ck_assert_uint_eq(seen, 0x1001);
   ck_assert_int_eq(atomic_load(&m.op_starts), 1);
-  ck_assert_int_eq(m.last_start_dev, 1);
+  ck_assert_int_eq(atomic_load(&m.last_start_dev), 1);
   ck_assert_int_eq(atomic_load(&m.finishes), 1);
   ck_assert_int_eq(mxr_engine_push_sync(eng, record_stream, &seen, NULL, mxr_gpu(0), NULL, 0, NULL, 0, "g"), 0);
-  ck_assert_int_eq(m.last_start_dev, 0);
+  ck_assert_int_eq(atomic_load(&m.last_start_dev), 0);
   ck_assert_int_eq(mxr_engine_push_sync(eng, noop, NULL, NULL, mxr_cpu(0), NULL, 0, NULL, 0, "c"), 0);
   ck_assert_int_eq(atomic_load(&m.op_starts), 2);
-  m.fail_op_start = true;
+  atomic_store(&m.fail_op_start, true);
   seen = 0;
   int st = mxr_engine_push_sync(eng, record_stream, &seen, NULL, mxr_gpu(1), NULL, 0, NULL, 0, "g");
   ck_assert_int_eq(st, MXR_ECUDA);
@@ -642,6 +677,167 @@ START_TEST(test_naive_engine_starts_each_gpu_op) {
   ck_assert_uint_eq(seen, 0); /* not run */
   ck_assert_int_eq(atomic_load(&m.finishes), 2);
   ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+/* What an op saw of its run context, and whether op_start had selected its
+ * device just before it. */
+struct ctx_probe {
+  struct mxr_context ctx;
+  uintptr_t stream;
+  const struct mock_worker *data;
+  int worker;
+  int selected_dev;
+  atomic_int ran;
+};
+
+static int probe_run_ctx(const struct mxr_run_ctx *rctx, void *p) {
+  struct ctx_probe *c = p;
+  c->ctx = rctx->ctx;
+  c->stream = (uintptr_t)rctx->stream;
+  c->data = rctx->driver_data;
+  c->worker = rctx->worker;
+  c->selected_dev = mock_selected_dev;
+  mock_selected_dev = -1;
+  mock_ran_dev = rctx->ctx.dev_type == MXR_DEV_GPU ? rctx->ctx.dev_id : -1;
+  atomic_fetch_add(&c->ran, 1);
+  return 0;
+}
+
+/* A ThreadedEngine with the fake driver: two shared workers and its copy
+ * worker. */
+static mxr_engine *threaded_engine_with(const struct mxr_device_driver *drv) {
+  struct mxr_engine_opts o = tu_opts(MXR_ENGINE_THREADED, 1);
+  o.pooled_nthreads = 2;
+  o.gpu_driver = drv;
+  mxr_engine *eng = NULL;
+  ck_assert_msg(mxr_engine_create(&o, &eng) == 0, "%s", mxr_last_error());
+  return eng;
+}
+
+/* Push `c` for ctx with property prop, reading and writing nothing. */
+static void push_probe(mxr_engine *eng, struct ctx_probe *c, struct mxr_context ctx, int prop) {
+  struct mxr_push req = {.sync_fn = probe_run_ctx, .param = c, .ctx = ctx, .prop = prop,
+                         .name = "probe"};
+  ck_assert_int_eq(mxr_engine_push(eng, &req), 0);
+}
+
+/* The shared pool runs ops of every device, so its workers start a run
+ * context per GPU they meet: each GPU op sees its own device, the stream
+ * and driver data its worker got for that device, op_start before it and
+ * op_finish after it.  CPU ops see none of it.  Copies go to the copy
+ * worker, which starts its own. */
+START_TEST(test_threaded_engine_gives_gpu_ops_their_device) {
+  enum { N = 30, COPIES = 2 };
+  struct mock_driver m = {0};
+  struct mxr_device_driver drv = {&m, mock_count, mock_start, mock_stop, mock_finish,
+                                  mock_op_start};
+  mxr_engine *eng = threaded_engine_with(&drv);
+  static const struct mxr_context ctxs[3] = {{MXR_DEV_GPU, 0}, {MXR_DEV_GPU, 1}, {MXR_DEV_CPU, 0}};
+  struct ctx_probe *probes = calloc(N + COPIES, sizeof *probes);
+  ck_assert_ptr_nonnull(probes);
+  for (int k = 0; k < N; k++) push_probe(eng, &probes[k], ctxs[k % 3], MXR_PROP_NORMAL);
+  push_probe(eng, &probes[N], mxr_gpu(0), MXR_PROP_COPY_TO_GPU);
+  push_probe(eng, &probes[N + 1], mxr_gpu(1), MXR_PROP_COPY_FROM_GPU);
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+  int gpu_ops = 0;
+  for (int k = 0; k < N + COPIES; k++) {
+    const struct ctx_probe *c = &probes[k];
+    struct mxr_context want = k < N ? ctxs[k % 3] : mxr_gpu(k - N);
+    ck_assert_int_eq(atomic_load(&c->ran), 1);
+    ck_assert_msg(c->ctx.dev_type == want.dev_type && c->ctx.dev_id == want.dev_id,
+                  "op %d pushed for device (%d, %d) ran with (%d, %d)", k, want.dev_type,
+                  want.dev_id, c->ctx.dev_type, c->ctx.dev_id);
+    if (want.dev_type == MXR_DEV_CPU) {
+      ck_assert_uint_eq(c->stream, 0);
+      ck_assert_ptr_null(c->data);
+      ck_assert_int_eq(c->selected_dev, -1);
+      continue;
+    }
+    gpu_ops++;
+    ck_assert_uint_eq(c->stream, 0x1000 + (uintptr_t)want.dev_id);
+    ck_assert_ptr_nonnull(c->data);
+    ck_assert_int_eq(c->data->ctx.dev_type, MXR_DEV_GPU);
+    ck_assert_int_eq(c->data->ctx.dev_id, want.dev_id);
+    ck_assert_int_eq(c->data->worker, c->worker);
+    ck_assert_int_eq(c->data->kind, k < N ? MXR_POOL_SHARED : MXR_POOL_SHARED_IO);
+    ck_assert_msg(c->selected_dev == want.dev_id, "op %d on gpu(%d) ran after op_start for %d", k,
+                  want.dev_id, c->selected_dev);
+  }
+  ck_assert_int_eq(gpu_ops, 2 * N / 3 + COPIES);
+  ck_assert_int_eq(atomic_load(&m.op_starts), gpu_ops);
+  ck_assert_int_eq(atomic_load(&m.finishes), gpu_ops);
+  ck_assert_int_eq(atomic_load(&m.finished_after_run), gpu_ops);
+  /* Both GPUs on at least one shared worker, at most on both; one start per
+   * device on the copy worker; no per-device pools. */
+  int shared = atomic_load(&m.starts[MXR_POOL_SHARED]);
+  ck_assert_int_ge(shared, 2);
+  ck_assert_int_le(shared, 4);
+  ck_assert_int_eq(atomic_load(&m.starts[MXR_POOL_SHARED_IO]), 2);
+  ck_assert_int_eq(mock_total_starts(&m), shared + 2);
+  ck_assert_int_eq(atomic_load(&m.stops), 0); /* nothing stops before the engine */
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+  ck_assert_int_eq(atomic_load(&m.stops), mock_total_starts(&m));
+  free(probes);
+}
+END_TEST
+
+/* A shared worker that cannot start a GPU's run context fails the op: the
+ * driver's message reaches the var the op writes and wait-for-all, the op
+ * does not run, what reads its output is skipped, and everything else goes
+ * on.  Once the driver recovers, GPU ops run again. */
+START_TEST(test_threaded_engine_gpu_start_failure_fails_op) {
+  struct mock_driver m = {0};
+  atomic_store(&m.fail_start, true);
+  struct mxr_device_driver drv = {&m, mock_count, mock_start, mock_stop, mock_finish,
+                                  mock_op_start};
+  mxr_engine *eng = threaded_engine_with(&drv);
+  mxr_var *x, *y, *z;
+  ck_assert_int_eq(mxr_engine_new_var(eng, &x), 0);
+  ck_assert_int_eq(mxr_engine_new_var(eng, &y), 0);
+  ck_assert_int_eq(mxr_engine_new_var(eng, &z), 0);
+  struct ctx_probe gpu_op = {0}, reader = {0}, cpu_op = {0};
+  ck_assert_int_eq(mxr_engine_push_sync(eng, probe_run_ctx, &gpu_op, NULL, mxr_gpu(1), NULL, 0,
+                                        &x, 1, "g1"), 0);
+  ck_assert_int_eq(mxr_engine_push_sync(eng, probe_run_ctx, &cpu_op, NULL, mxr_cpu(0), NULL, 0,
+                                        &z, 1, "c"), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_var(eng, x), MXR_ECUDA);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "g1: mock: no stream for gpu(1)"));
+  ck_assert_int_eq(mxr_engine_wait_for_var(eng, z), 0);
+  ck_assert_int_eq(atomic_load(&gpu_op.ran), 0);
+  ck_assert_int_eq(atomic_load(&cpu_op.ran), 1);
+  /* The same failure seen through wait-for-all, which waits for the reader
+   * too: it was skipped.  Then a clean engine. */
+  struct ctx_probe gpu0 = {0};
+  ck_assert_int_eq(mxr_engine_push_sync(eng, probe_run_ctx, &gpu0, NULL, mxr_gpu(0), NULL, 0,
+                                        &z, 1, "g0"), 0);
+  ck_assert_int_eq(mxr_engine_push_sync(eng, probe_run_ctx, &reader, NULL, mxr_cpu(0), &z, 1,
+                                        &y, 1, "r"), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), MXR_ECUDA);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "g0: mock: no stream for gpu(0)"));
+  ck_assert_int_eq(atomic_load(&gpu0.ran), 0);
+  ck_assert_int_eq(atomic_load(&reader.ran), 0);
+  ck_assert_int_eq(atomic_load(&m.op_starts), 0);
+  ck_assert_int_eq(atomic_load(&m.finishes), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_var(eng, y), 0);
+  struct ctx_probe later_cpu = {0};
+  ck_assert_int_eq(mxr_engine_push_sync(eng, probe_run_ctx, &later_cpu, NULL, mxr_cpu(0), &x, 1,
+                                        &z, 1, "c2"), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_var(eng, z), 0);
+  ck_assert_int_eq(atomic_load(&later_cpu.ran), 1);
+  /* A failed start is not kept: the next GPU op asks the driver again. */
+  atomic_store(&m.fail_start, false);
+  struct ctx_probe retry = {0};
+  ck_assert_int_eq(mxr_engine_push_sync(eng, probe_run_ctx, &retry, NULL, mxr_gpu(1), NULL, 0,
+                                        &x, 1, "g1"), 0);
+  ck_assert_int_eq(mxr_engine_wait_for_var(eng, x), 0);
+  ck_assert_int_eq(atomic_load(&retry.ran), 1);
+  ck_assert_uint_eq(retry.stream, 0x1001);
+  ck_assert_int_eq(retry.selected_dev, 1);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+  ck_assert_int_eq(mock_total_starts(&m), 1); /* failed starts are not stopped */
+  ck_assert_int_eq(atomic_load(&m.stops), 1);
 }
 END_TEST
 
@@ -734,6 +930,8 @@ static Suite *engine_suite(void) {
   tcase_add_test(one, test_per_device_pools_and_gpu_driver);
   tcase_add_test(one, test_driver_start_failure_fails_push);
   tcase_add_test(one, test_naive_engine_starts_each_gpu_op);
+  tcase_add_test(one, test_threaded_engine_gives_gpu_ops_their_device);
+  tcase_add_test(one, test_threaded_engine_gpu_start_failure_fails_op);
   tcase_add_test(one, test_default_engine_follows_config);
   suite_add_tcase(s, one);
   return s;
