@@ -472,11 +472,13 @@ END_TEST
 
 struct gate {
   atomic_int open;
+  atomic_int entered; /* the gate op is running */
 };
 
 static int wait_gate(const struct mxr_run_ctx *rctx, void *p) {
   (void)rctx;
   struct gate *g = p;
+  atomic_store(&g->entered, 1);
   double until = tu_now_s() + 5.0;
   while (!atomic_load(&g->open) && tu_now_s() < until) tu_sleep_ms(1);
   return 0;
@@ -494,6 +496,10 @@ START_TEST(test_priority_pool_runs_higher_priority_first) {
   struct mxr_push req = {.sync_fn = wait_gate, .param = &g, .ctx = mxr_cpu(0),
                          .prop = MXR_PROP_CPU_PRIORITIZED, .name = "gate"};
   ck_assert_int_eq(mxr_engine_push(eng, &req), 0);
+  /* The one worker must be held by the gate before the others queue up, or
+   * it could take the first of them before the later, higher ones arrive. */
+  for (double until = tu_now_s() + 5.0; !atomic_load(&g.entered) && tu_now_s() < until;) tu_sleep_ms(1);
+  ck_assert_int_eq(atomic_load(&g.entered), 1);
   for (int k = 0; k < 3; k++) {
     struct mxr_push r = {.sync_fn = append_value, .param = &args[k], .ctx = mxr_cpu(0),
                          .prop = MXR_PROP_CPU_PRIORITIZED, .priority = args[k].value, .name = "p"};

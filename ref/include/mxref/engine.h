@@ -117,8 +117,10 @@ struct mxr_device_driver {
   void *user;
   /* Number of GPUs; ops pushed for gpu(id) with id >= count are rejected. */
   int (*device_count)(void *user);
-  /* Called on the worker thread before it runs any op; fills the run ctx's
-   * stream members.  A failure stops the pool from starting. */
+  /* Called on a GPU worker thread before it runs any op, and on a shared
+   * worker of the threaded engine before its first op for that device;
+   * fills the run ctx's stream members.  A failure stops a GPU pool from
+   * starting, and fails the shared worker's op. */
   int (*worker_start)(void *user, struct mxr_context ctx, enum mxr_pool_kind kind,
                       int nstreams, struct mxr_run_ctx *rctx);
   /* Called on the worker thread when the pool stops. */
@@ -126,9 +128,11 @@ struct mxr_device_driver {
   /* Called after each sync op's function returned 0 on a GPU worker, e.g.
    * to wait for the op's kernels; a failure becomes the op's error. */
   int (*op_finish)(void *user, struct mxr_run_ctx *rctx);
-  /* Called before each GPU op that runs outside a worker (NaiveEngine runs
-   * them on the pushing thread), e.g. to make the op's device current on
-   * that thread; a failure becomes the op's error and the op does not run. */
+  /* Called before each GPU op that runs outside a GPU worker (NaiveEngine
+   * runs them on the pushing thread, the threaded engine on shared workers
+   * that serve every device), and before such a thread stops a device's
+   * streams, to make that device current there; a failure becomes the op's
+   * error and the op does not run. */
   int (*op_start)(void *user, struct mxr_run_ctx *rctx);
 };
 

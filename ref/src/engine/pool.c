@@ -58,8 +58,13 @@ static int shared_gpu_rctx(struct pool *p, int index, struct shared_gpu **sg, co
 
 static void shared_gpu_stop(struct pool *p, struct shared_gpu *sg) {
   const struct mxr_device_driver *drv = p->eng->opts.gpu_driver;
-  for (int id = 0; sg && id < MXR_MAX_DEVICES; id++)
-    if (sg->started[id] && drv->worker_stop) drv->worker_stop(drv->user, &sg->rctx[id]);
+  for (int id = 0; sg && id < MXR_MAX_DEVICES; id++) {
+    if (!sg->started[id] || !drv->worker_stop) continue;
+    /* The streams and handles belong to that device: make it current. */
+    if (drv->op_start && drv->op_start(drv->user, &sg->rctx[id]) != 0)
+      fprintf(stderr, "mxref: stopping gpu(%d)'s streams on a shared worker: %s\n", id, mxr_last_error());
+    drv->worker_stop(drv->user, &sg->rctx[id]);
+  }
   free(sg);
 }
 
