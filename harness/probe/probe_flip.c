@@ -161,8 +161,12 @@ int mxcts__probe_inference_flip_chain(struct probe *p) { return run_executor(p, 
 
 /* ---------------------------------------------------------- cached op */
 
+/* One forward and backward under autograd.  *held is the last iteration's
+ * output: it is released only after this call's forward returned, as the
+ * seed's Python loop (`y = net(x)`) does, so that an implementation that
+ * must renew an output still held by the caller pays for it here too. */
 static int cachedop_iteration(struct probe *p, CachedOpHandle cop, NDArrayHandle x, NDArrayHandle dy,
-                              NDArrayHandle gx, const char *profile_pass) {
+                              NDArrayHandle gx, NDArrayHandle *held, const char *profile_pass) {
   int prev;
   NDArrayHandle *outs = NULL;
   int nout = 0;
@@ -172,13 +176,14 @@ static int cachedop_iteration(struct probe *p, CachedOpHandle cop, NDArrayHandle
   if (profile_pass && mxcts__probe_profile_begin(p, "forward")) return -1;
   PROBE_CALL(p, MXInvokeCachedOpEx, cop, 1, &x, &nout, &outs, &stypes);
   NDArrayHandle y = outs[0];
+  if (*held) PROBE_CALL(p, MXNDArrayFree, *held);
+  *held = y;
   if (profile_pass && mxcts__probe_profile_end(p, "forward")) return -1;
   if (profile_pass && mxcts__probe_profile_begin(p, "backward")) return -1;
   PROBE_CALL(p, MXAutogradBackwardEx, 1, &y, &dy, 0, NULL, 0, 0, 1, NULL, NULL);
   PROBE_CALL(p, MXAutogradSetIsRecording, 0, &prev);
   PROBE_CALL(p, MXNDArrayWaitToRead, gx);
   if (profile_pass && mxcts__probe_profile_end(p, "backward")) return -1;
-  PROBE_CALL(p, MXNDArrayFree, y);
   return 0;
 }
 
@@ -208,18 +213,18 @@ int mxcts__probe_cachedop_flip_chain(struct probe *p) {
   double *times = calloc((size_t)c.iterations + 1, sizeof *times);
   fill(p, x, c.len);
   for (int i = 0; i < c.len; i++) dy[i] = 1.0f + (float)i / 8;
-  NDArrayHandle X = NULL, GX = NULL, DY = NULL;
+  NDArrayHandle X = NULL, GX = NULL, DY = NULL, held = NULL;
   int rc = mxcts__probe_new_vector(p, c.len, x, &X) || mxcts__probe_new_vector(p, c.len, NULL, &GX) || mxcts__probe_new_vector(p, c.len, dy, &DY);
   uint32_t req = 1;
   if (!rc && p->api.MXAutogradMarkVariables(1, &X, &req, &GX) != 0) rc = mxcts__probe_fail(p, "MXAutogradMarkVariables");
-  for (int i = 0; i < c.warmup && !rc; i++) rc = cachedop_iteration(p, cop, X, DY, GX, NULL);
+  for (int i = 0; i < c.warmup && !rc; i++) rc = cachedop_iteration(p, cop, X, DY, GX, &held, NULL);
   if (!rc && p->profile_dir) {
-    rc = cachedop_iteration(p, cop, X, DY, GX, "profile");
+    rc = cachedop_iteration(p, cop, X, DY, GX, &held, "profile");
   } else {
     for (int i = 0; i < c.iterations && !rc; i++) {
       mxcts__probe_pin_threads(p);
       double t0 = mxcts__probe_now_ms();
-      rc = cachedop_iteration(p, cop, X, DY, GX, NULL);
+      rc = cachedop_iteration(p, cop, X, DY, GX, &held, NULL);
       times[i] = mxcts__probe_now_ms() - t0;
     }
     if (!rc) mxcts__probe_set_timing(p, times, c.iterations);
@@ -236,6 +241,7 @@ int mxcts__probe_cachedop_flip_chain(struct probe *p) {
     if (!rc) report(p, x, y, dy, g, c.len, c.num_ops);
     p->api.MXNDArrayFree(out0);
   }
+  if (held) p->api.MXNDArrayFree(held);
   p->api.MXFreeCachedOp(cop);
   p->api.MXSymbolFree(sym);
   NDArrayHandle arrays[3] = {X, GX, DY};

@@ -698,27 +698,40 @@ static int quiesce(struct mxr_executor *e) {
   return rc;
 }
 
-/* Point every slot that holds value v at its (new) array; rebuild the var
- * sets of the nodes and segments. */
-static int repoint(struct mxr_executor *e, int v) {
-  struct mxr_tensor t = tensor_of(e->values[v]);
+/* Does segment s hold a node whose arrays changed in this epoch? */
+static bool segment_touched(const struct mxr_executor *e, const struct exec_segment *s) {
+  for (int i = s->start; i < s->end; i++)
+    if (e->nodes[i].op && e->nodes[i].repointed == e->arrays_epoch) return true;
+  return false;
+}
+
+/* Point every node slot whose value holds `arr` (just put there, in one
+ * value or in several that the memory plan shares) at it; rebuild the var
+ * sets of those nodes and of the segments that hold them.  A cached op's
+ * frontend renews a held output on every call, so this runs per call: one
+ * pass over the nodes, whatever the number of values that share the array. */
+static int repoint(struct mxr_executor *e, mxr_ndarray *arr) {
+  struct mxr_tensor t = tensor_of(arr);
   e->arrays_epoch++;
   for (int i = 0; i < e->num_nodes; i++) {
     struct exec_node *n = &e->nodes[i];
     if (!n->op) continue;
     bool touched = false;
     for (int k = 0; k < n->nin + n->naux + n->nout; k++) {
-      if (n->val[k] != v) continue;
+      if (e->values[n->val[k]] != arr) continue;
       touched = true;
       if (k < n->nin) n->in[k] = t;
       else if (k < n->nin + n->naux) n->aux[k - n->nin] = t;
       else n->out[k - n->nin - n->naux] = t;
     }
-    int rc = touched ? plan_vars(n, e) : 0;
+    if (!touched) continue;
+    n->repointed = e->arrays_epoch;
+    int rc = plan_vars(n, e);
     if (rc) return rc;
   }
   for (int s = 0; s < e->num_segments; s++) {
     struct exec_segment *seg = &e->segments[s];
+    if (!segment_touched(e, seg)) continue;
     free(seg->reads);
     free(seg->writes);
     int rc = mxr__exec_merge_vars(e, seg->start, seg->end, &seg->reads, &seg->nreads, &seg->writes, &seg->nwrites);
@@ -755,7 +768,7 @@ int mxr__executor_bind_array(struct mxr_executor *e, enum exec_slot slot, int i,
     if (e->outputs[h] == old) e->outputs[h] = arr;
   if (slot == EXEC_HEAD_GRAD) e->head_grads[i] = arr;
   mxr_ndarray_free(old);
-  return repoint(e, v);
+  return repoint(e, arr);
 }
 
 /* Value slots that hold `arr` (several when the memory plan shares it). */
@@ -775,8 +788,8 @@ static int renew_output(struct mxr_executor *e, int h) {
     if (e->values[v] != old) continue;
     e->values[v] = mxr_ndarray_retain(fresh);
     mxr_ndarray_free(old); /* the slot's reference; the holder keeps its own */
-    rc = repoint(e, v);
   }
+  if (!rc) rc = repoint(e, fresh);
   for (int k = 0; k < e->num_outputs && !rc; k++)
     if (e->outputs[k] == old) e->outputs[k] = fresh;
   mxr_ndarray_free(fresh); /* the slots hold it now */

@@ -56,6 +56,7 @@ struct exec_node {
   size_t workspace_size;
   uint64_t seed;          /* from the node's identity */
   uint64_t runs;          /* counts runs: varies the random seed per run */
+  uint64_t repointed;     /* the arrays_epoch at which its arrays last changed */
 };
 
 /* What an engine op of the executor runs: a range of nodes. */
