@@ -96,6 +96,26 @@ START_TEST(test_invoke_creates_and_writes_outputs) {
 }
 END_TEST
 
+/* A shape with an unknown (0 or -1) size is partial: in a graph its
+ * consumers complete it, but an imperative call has none and fails. */
+START_TEST(test_invoke_refuses_a_partial_shape) {
+  const char *const shapes[] = {"(2,-1)", "(0,3)"};
+  for (int i = 0; i < 2; i++) {
+    mxr_op_params *p = params("_ones", 1, "shape", shapes[i]);
+    mxr_ndarray *out[1];
+    int n = 0;
+    ck_assert_int_eq(mxr_imperative_invoke(find("_ones"), p, 0, NULL, &n, out), MXR_EINVAL);
+    ck_assert_ptr_nonnull(strstr(mxr_last_error(), "cannot infer output 0"));
+    mxr_op_params_free(p);
+  }
+  mxr_op_params *p = params("_ones", 1, "shape", "(2,3)");
+  mxr_ndarray *whole = call("_ones", p, 0, NULL);
+  ck_assert_int_eq(mxr_ndarray_size(whole), 6);
+  mxr_op_params_free(p);
+  mxr_ndarray_free(whole);
+}
+END_TEST
+
 START_TEST(test_imperative_calls_are_engine_bulked) {
   mxr_engine *eng = engine();
   float x[LEN], y[LEN];
@@ -388,6 +408,7 @@ int main(void) {
   TCase *tc = tcase_create("imperative");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_invoke_creates_and_writes_outputs);
+  tcase_add_test(tc, test_invoke_refuses_a_partial_shape);
   tcase_add_test(tc, test_imperative_calls_are_engine_bulked);
   tcase_add_test(tc, test_autograd_chain_and_fan_out);
   tcase_add_test(tc, test_autograd_add_request_and_retain_graph);

@@ -1,5 +1,5 @@
 /* Symbols: variables, compose, canonical order, name lists, shape
- * inference, group, errors. */
+ * inference (whole and partial shapes), group, errors. */
 #include <stdio.h>
 #include <string.h>
 
@@ -163,6 +163,208 @@ START_TEST(test_long_chain_builds) {
 }
 END_TEST
 
+/* ------------------------------------------------ partial shape inference */
+
+/* opname(args...) named `name`, with params k=v (n of them). */
+static mxr_symbol *apply(const char *opname, const char *name, int n, const char *const *k,
+                         const char *const *v, int nargs, mxr_symbol **args) {
+  mxr_symbol *f = atomic(opname, n, k, v);
+  ck_assert_msg(mxr_symbol_compose(f, name, nargs, NULL, args) == 0, "%s", mxr_last_error());
+  return f;
+}
+
+static mxr_symbol *var(const char *name, const char *shape_attr) {
+  mxr_symbol *x;
+  ck_assert_int_eq(mxr_symbol_variable(name, &x), 0);
+  if (shape_attr) ck_assert_int_eq(mxr_symbol_set_attr(x, "__shape__", shape_attr), 0);
+  return x;
+}
+
+/* Shapes of every argument and output, after inference from the given ones. */
+struct inferred {
+  int nargs, complete, status;
+  const char *const *names;
+  struct mxr_shape args[16], outs[4], auxs[4];
+};
+
+static struct inferred infer(const mxr_symbol *s, int nknown, const char *const *names,
+                             const struct mxr_shape *known) {
+  struct inferred r;
+  ck_assert_int_eq(mxr_symbol_list_arguments(s, &r.nargs, &r.names), 0);
+  ck_assert_int_le(r.nargs, 16);
+  r.status = mxr_symbol_infer_shape(s, nknown, names, known, r.args, r.outs, r.auxs, &r.complete);
+  return r;
+}
+
+static const struct mxr_shape *arg_shape(const struct inferred *r, const char *name) {
+  for (int i = 0; i < r->nargs; i++)
+    if (strcmp(r->names[i], name) == 0) return &r->args[i];
+  ck_abort_msg("no argument %s", name);
+  return NULL;
+}
+
+static void assert_shape(const struct mxr_shape *s, int ndim, const int64_t *dims) {
+  char buf[96];
+  ck_assert_msg(s->ndim == ndim, "ndim %d, want %d (%s)", s->ndim, ndim,
+                mxr_shape_str(s, buf, sizeof buf));
+  for (int d = 0; d < ndim; d++)
+    ck_assert_msg(s->dim[d] == dims[d], "dim %d of %s, want %lld", d, mxr_shape_str(s, buf, sizeof buf),
+                  (long long)dims[d]);
+}
+
+#define ASSERT_SHAPE(s, ...) \
+  assert_shape((s), (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__})
+
+/* relu(FC(data) + FC(prev)): the sum's shape comes from one side; the other
+ * FullyConnected's weight stays unknown, and the whole is incomplete. */
+START_TEST(test_partial_one_side_of_a_sum) {
+  static const char *const k[] = {"num_hidden"}, *const v[] = {"128"};
+  mxr_symbol *data = var("data", NULL), *prev = var("prev", NULL);
+  mxr_symbol *a = apply("FullyConnected", "x2h", 1, k, v, 1, &data);
+  mxr_symbol *b = apply("FullyConnected", "h2h", 1, k, v, 1, &prev);
+  mxr_symbol *ab[2] = {a, b};
+  mxr_symbol *sum = apply("elemwise_add", "sum", 0, NULL, NULL, 2, ab);
+  const char *names[] = {"data"};
+  struct mxr_shape known = {2, {10, 64}};
+  struct inferred r = infer(sum, 1, names, &known);
+  ck_assert_int_eq(r.status, 0);
+  ck_assert_int_eq(r.complete, 0);
+  ASSERT_SHAPE(&r.outs[0], 10, 128);
+  ASSERT_SHAPE(arg_shape(&r, "x2h_weight"), 128, 64);
+  ck_assert_int_eq(arg_shape(&r, "h2h_weight")->ndim, -1);
+  ck_assert_int_eq(arg_shape(&r, "prev")->ndim, -1);
+  mxr_symbol *syms[] = {data, prev, a, b, sum};
+  for (int i = 0; i < 5; i++) mxr_symbol_free(syms[i]);
+}
+END_TEST
+
+/* A __shape__ of (1,0,0,0) is partial: the Convolution's weight gets what
+ * num_filter and kernel say, (64,0,7,7), through a cast in between. */
+START_TEST(test_partial_conv_weight_from_partial_data) {
+  static const char *const ck[] = {"kernel", "num_filter", "pad", "stride", "no_bias"},
+                           *const cv[] = {"(7,7)", "64", "(3,3)", "(2,2)", "True"};
+  static const char *const tk[] = {"dtype"}, *const tv[] = {"float16"};
+  mxr_symbol *data = var("data", "(1, 0, 0, 0)"), *weight = var("weight", NULL);
+  mxr_symbol *cd = apply("Cast", "cd", 1, tk, tv, 1, &data);
+  mxr_symbol *cw = apply("Cast", "cw", 1, tk, tv, 1, &weight);
+  mxr_symbol *in[2] = {cd, cw};
+  mxr_symbol *conv = apply("Convolution", "conv", 5, ck, cv, 2, in);
+  struct inferred r = infer(conv, 0, NULL, NULL);
+  ck_assert_msg(r.status == 0, "%s", mxr_last_error());
+  ck_assert_int_eq(r.complete, 0);
+  ASSERT_SHAPE(arg_shape(&r, "data"), 1, 0, 0, 0);
+  ASSERT_SHAPE(arg_shape(&r, "weight"), 64, 0, 7, 7);
+  ASSERT_SHAPE(&r.outs[0], 1, 64, 0, 0);
+  /* "[1, 0, 3]" (Python's list form) presets a partial shape too */
+  mxr_symbol *d1 = var("d1", "[1, 0, 9]");
+  static const char *const k1[] = {"kernel", "num_filter"}, *const v1[] = {"(3,)", "5"};
+  mxr_symbol *c1 = apply("Convolution", "c1", 2, k1, v1, 1, &d1);
+  r = infer(c1, 0, NULL, NULL);
+  ck_assert_int_eq(r.status, 0);
+  ASSERT_SHAPE(arg_shape(&r, "c1_weight"), 5, 0, 3);
+  ASSERT_SHAPE(&r.outs[0], 1, 5, 7);
+  mxr_symbol *syms[] = {data, weight, cd, cw, conv, d1, c1};
+  for (int i = 0; i < 7; i++) mxr_symbol_free(syms[i]);
+}
+END_TEST
+
+/* A known input size is completed from the other side: data given with one
+ * 0 dimension, reshaped with 0 and -1, added to ones((2,75)). */
+START_TEST(test_partial_reshape_filled_backward) {
+  static const char *const rk[] = {"shape"}, *const rv[] = {"(0,-1)"};
+  static const char *const ok[] = {"shape"}, *const ov[] = {"(2,75)"};
+  mxr_symbol *data = var("data", NULL);
+  mxr_symbol *rs = apply("Reshape", "rs", 1, rk, rv, 1, &data);
+  mxr_symbol *ones = apply("_ones", "ones", 1, ok, ov, 0, NULL);
+  mxr_symbol *two[2] = {rs, ones};
+  mxr_symbol *sum = apply("elemwise_add", "sum", 0, NULL, NULL, 2, two);
+  const char *names[] = {"data"};
+  for (int hole = 0; hole < 4; hole++) {
+    struct mxr_shape known = {4, {2, 3, 5, 5}};
+    known.dim[hole] = 0;
+    struct inferred r = infer(sum, 1, names, &known);
+    ck_assert_msg(r.status == 0, "%s", mxr_last_error());
+    ck_assert_int_eq(r.complete, 1);
+    ASSERT_SHAPE(arg_shape(&r, "data"), 2, 3, 5, 5);
+    ASSERT_SHAPE(&r.outs[0], 2, 75);
+  }
+  mxr_symbol *syms[] = {data, rs, ones, sum};
+  for (int i = 0; i < 4; i++) mxr_symbol_free(syms[i]);
+}
+END_TEST
+
+/* ones((2,-1)) + transpose(ones((3,-1))): each side lends the other its
+ * known dimension, through the transpose both ways. */
+START_TEST(test_partial_ones_completed_by_consumer) {
+  static const char *const k[] = {"shape"}, *const v2[] = {"(2,-1)"}, *const v3[] = {"(3,-1)"};
+  mxr_symbol *o1 = apply("_ones", "o1", 1, k, v2, 0, NULL);
+  mxr_symbol *o2 = apply("_ones", "o2", 1, k, v3, 0, NULL);
+  mxr_symbol *t = apply("transpose", "t", 0, NULL, NULL, 1, &o2);
+  mxr_symbol *two[2] = {o1, t};
+  mxr_symbol *sum = apply("elemwise_add", "sum", 0, NULL, NULL, 2, two);
+  struct inferred r = infer(sum, 0, NULL, NULL);
+  ck_assert_msg(r.status == 0, "%s", mxr_last_error());
+  ck_assert_int_eq(r.complete, 1);
+  ASSERT_SHAPE(&r.outs[0], 2, 3);
+  struct inferred rt = infer(t, 0, NULL, NULL); /* alone, it stays partial */
+  ck_assert_int_eq(rt.status, 0);
+  ck_assert_int_eq(rt.complete, 0);
+  ASSERT_SHAPE(&rt.outs[0], 0, 3);
+  mxr_symbol *syms[] = {o1, o2, t, sum};
+  for (int i = 0; i < 4; i++) mxr_symbol_free(syms[i]);
+}
+END_TEST
+
+/* Partial shapes merge where they agree; two known sizes that differ fail
+ * naming the node and both shapes. */
+START_TEST(test_partial_merge_and_conflict) {
+  mxr_symbol *a = var("a", NULL), *b = var("b", NULL);
+  mxr_symbol *ab[2] = {a, b};
+  mxr_symbol *sum = apply("elemwise_add", "sum", 0, NULL, NULL, 2, ab);
+  const char *names[] = {"a", "b"};
+  struct mxr_shape fit[2] = {{2, {2, 0}}, {2, {0, 4}}};
+  struct inferred r = infer(sum, 2, names, fit);
+  ck_assert_int_eq(r.status, 0);
+  ck_assert_int_eq(r.complete, 1);
+  ASSERT_SHAPE(arg_shape(&r, "a"), 2, 4);
+  ASSERT_SHAPE(arg_shape(&r, "b"), 2, 4);
+  struct mxr_shape clash[2] = {{2, {2, 0}}, {2, {3, 4}}};
+  r = infer(sum, 2, names, clash);
+  ck_assert_int_eq(r.status, MXR_EINVAL);
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "Error in operator sum"));
+  ck_assert_ptr_nonnull(strstr(mxr_last_error(), "(3,4)"));
+  struct mxr_shape rank[2] = {{2, {2, 0}}, {3, {2, 4, 1}}};
+  ck_assert_int_eq(infer(sum, 2, names, rank).status, MXR_EINVAL);
+  mxr_symbol *syms[] = {a, b, sum};
+  for (int i = 0; i < 3; i++) mxr_symbol_free(syms[i]);
+}
+END_TEST
+
+/* Concat: one input's unknown size along the axis is what the output's
+ * leaves; the other dims pass between all of them. */
+START_TEST(test_partial_concat_fills_one_input) {
+  static const char *const k[] = {"num_args", "dim"}, *const v[] = {"2", "0"};
+  static const char *const ok[] = {"shape"}, *const ov[] = {"(7,3)"};
+  mxr_symbol *a = var("a", NULL), *b = var("b", NULL);
+  mxr_symbol *ab[2] = {a, b};
+  mxr_symbol *cat = apply("Concat", "cat", 2, k, v, 2, ab);
+  mxr_symbol *ones = apply("_ones", "ones", 1, ok, ov, 0, NULL);
+  mxr_symbol *two[2] = {cat, ones};
+  mxr_symbol *sum = apply("elemwise_add", "sum", 0, NULL, NULL, 2, two);
+  const char *names[] = {"a", "b"};
+  struct mxr_shape known[2] = {{2, {0, 0}}, {2, {4, 0}}};
+  struct inferred r = infer(sum, 2, names, known);
+  ck_assert_msg(r.status == 0, "%s", mxr_last_error());
+  ck_assert_int_eq(r.complete, 1);
+  ASSERT_SHAPE(arg_shape(&r, "a"), 3, 3);
+  ASSERT_SHAPE(arg_shape(&r, "b"), 4, 3);
+  struct mxr_shape wide[2] = {{2, {0, 0}}, {2, {8, 0}}}; /* more than the output holds */
+  ck_assert_int_eq(infer(sum, 2, names, wide).status, MXR_EINVAL);
+  mxr_symbol *syms[] = {a, b, cat, ones, sum};
+  for (int i = 0; i < 5; i++) mxr_symbol_free(syms[i]);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("symbol");
   TCase *tc = tcase_create("symbol");
@@ -175,6 +377,12 @@ int main(void) {
   tcase_add_test(tc, test_infer_shape_error_names_node);
   tcase_add_test(tc, test_group_shares_nodes);
   tcase_add_test(tc, test_long_chain_builds);
+  tcase_add_test(tc, test_partial_one_side_of_a_sum);
+  tcase_add_test(tc, test_partial_conv_weight_from_partial_data);
+  tcase_add_test(tc, test_partial_reshape_filled_backward);
+  tcase_add_test(tc, test_partial_ones_completed_by_consumer);
+  tcase_add_test(tc, test_partial_merge_and_conflict);
+  tcase_add_test(tc, test_partial_concat_fills_one_input);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }

@@ -60,9 +60,13 @@ int mxr_symbol_list_auxiliary_states(const mxr_symbol *sym, int *num, const char
 int mxr_symbol_list_inputs(const mxr_symbol *sym, int *num, const char *const **names);
 
 /* Shape inference from known argument shapes (by name; others unknown).
- * On success fills the arrays (sized by the list_* counts; ndim -1 where
- * still unknown) and *complete = 1 when every shape is known.  A
- * contradiction fails with MXR_EINVAL naming the node. */
+ * Shapes may be partial: a 0 dimension is an unknown size (MXNet's legacy
+ * shapes), given or in a variable's __shape__, and inference fills
+ * dimensions forward and backward through the ops.  On success fills the
+ * arrays (sized by the list_* counts; ndim -1 where still unknown, 0 in
+ * dimensions still unknown) and *complete = 1 when every shape is known
+ * whole.  A contradiction (a rank, or a size known on both sides, that
+ * differs) fails with MXR_EINVAL naming the node. */
 int mxr_symbol_infer_shape(const mxr_symbol *sym, int num_known, const char *const *names,
                            const struct mxr_shape *shapes, struct mxr_shape *arg_shapes,
                            struct mxr_shape *out_shapes, struct mxr_shape *aux_shapes,

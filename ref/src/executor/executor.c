@@ -162,9 +162,10 @@ static int infer_all(const struct full_graph *fg, mxr_ndarray *const *args, mxr_
   if (!rc) rc = mxr__graph_infer_types(g, pi->dtypes);
   for (int i = 0; !rc && i < g->num_nodes; i++)
     for (int k = 0; k < mxr__node_num_outputs(&g->nodes[i]) && !rc; k++)
-      if (pi->shapes[i][k].ndim < 0 || pi->dtypes[i][k] < 0)
+      if (!mxr__shape_complete(&pi->shapes[i][k]) || pi->dtypes[i][k] < 0)
         rc = mxr_set_error(MXR_EINVAL, "bind: cannot infer the %s of output %d of node %s",
-                           pi->shapes[i][k].ndim < 0 ? "shape" : "dtype", k, g->nodes[i].name);
+                           !mxr__shape_complete(&pi->shapes[i][k]) ? "shape" : "dtype", k,
+                           g->nodes[i].name);
   return rc;
 }
 

@@ -2,7 +2,8 @@
  * Shape and dtype inference over a graph: repeated passes over the nodes in
  * order, each op's own inference filling what it can (outputs from inputs,
  * and inputs such as weights from data), until nothing changes.  Shapes
- * only go from unknown to known, so the loop ends.
+ * may be partial (a 0 dimension is an unknown size); a shape or a dimension
+ * only goes from unknown to known, so the loop ends.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +19,9 @@ static int node_error(const struct mxr_node *n, int st) {
   return mxr_set_error(st, "Error in operator %s (%s): %s", n->name, mxr_op_name(n->op), msg);
 }
 
-/* One node: gather its input shapes, infer, scatter back.  *changed is set
- * when anything became known. */
+/* One node: gather its input shapes, infer, scatter back what became known
+ * (whole shapes or single dimensions of partial ones); *changed is set when
+ * anything did. */
 static int infer_node_shapes(const mxr_symbol *s, int i, struct mxr_shape **shapes, bool *changed) {
   const struct mxr_node *n = &s->nodes[i];
   int nin = mxr__node_num_inputs(n), naux = mxr__node_num_aux(n), nout = mxr__node_num_outputs(n);
@@ -35,18 +37,10 @@ static int infer_node_shapes(const mxr_symbol *s, int i, struct mxr_shape **shap
   if (st) return node_error(n, st);
   for (int k = 0; k < n->nin; k++) {
     const struct mxr_entry *e = &n->inputs[k];
-    if (e->node < 0) continue;
-    struct mxr_shape *slot = &shapes[e->node][e->index];
-    if (!mxr__shape_known(slot) && mxr__shape_known(&in[k])) {
-      *slot = in[k];
-      *changed = true;
-    }
+    if (e->node >= 0 && mxr__shape_fill(&shapes[e->node][e->index], &in[k])) *changed = true;
   }
   for (int k = 0; k < nout; k++)
-    if (!mxr__shape_known(&shapes[i][k]) && mxr__shape_known(&out[k])) {
-      shapes[i][k] = out[k];
-      *changed = true;
-    }
+    if (mxr__shape_fill(&shapes[i][k], &out[k])) *changed = true;
   return 0;
 }
 
@@ -112,24 +106,24 @@ int mxr__graph_infer_types_range(const mxr_symbol *s, int **dtypes, int from, in
 
 /* ------------------------------------------------- public shape query */
 
-/* Parse a variable's __shape__ attribute ("(2,3)") if it has one. */
+/* Parse a variable's __shape__ attribute ("(2,3)" or "[2, 3]") if it has one; a 0 or
+ * negative dimension is an unknown size, so "(1,0)" presets a partial shape
+ * and "()" none. */
 static void preset_from_attr(const struct mxr_node *n, struct mxr_shape *slot) {
   const char *text = mxr__node_attr(n, "__shape__");
   if (!text) return;
-  const char *p = strchr(text, '(');
+  const char *p = strpbrk(text, "([");
   if (!p) return;
   struct mxr_shape s = {0, {0}};
-  for (p++; *p && *p != ')' && s.ndim < MXR_MAX_NDIM;) {
+  for (p++; *p && *p != ')' && *p != ']' && s.ndim < MXR_MAX_NDIM;) {
     char *end;
     long long v = strtoll(p, &end, 10);
     if (end == p) break;
-    s.dim[s.ndim++] = v;
+    s.dim[s.ndim++] = v > 0 ? v : 0;
     p = end;
     while (*p == ',' || *p == ' ') p++;
   }
-  bool any_unknown = false; /* MXNet uses 0 for "unknown" in __shape__ */
-  for (int d = 0; d < s.ndim; d++) any_unknown |= s.dim[d] <= 0;
-  if (!any_unknown) *slot = s;
+  if (s.ndim > 0) *slot = s;
 }
 
 static struct mxr_shape **alloc_shapes(const mxr_symbol *s) {
@@ -188,13 +182,13 @@ int mxr_symbol_infer_shape(const mxr_symbol *s, int num_known, const char *const
   for (int i = 0; i < s->num_nodes; i++) {
     if (!mxr__node_is_var(&s->nodes[i])) continue;
     struct mxr_shape sh = shapes[i][0];
-    *complete &= sh.ndim >= 0;
+    *complete &= mxr__shape_complete(&sh);
     if (mxr__symbol_var_is_aux(s, i)) aux_shapes[nx++] = sh;
     else arg_shapes[na++] = sh;
   }
   for (int h = 0; h < s->num_heads; h++) {
     out_shapes[h] = shapes[s->heads[h].node][s->heads[h].index];
-    *complete &= out_shapes[h].ndim >= 0;
+    *complete &= mxr__shape_complete(&out_shapes[h]);
   }
   free_shapes(s, shapes);
   return 0;

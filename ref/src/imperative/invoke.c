@@ -168,8 +168,10 @@ int mxr__imperative_make_outputs(const mxr_op *op, const mxr_op_params *params, 
     if (!mxr_shape_equal(&in_given, &in_s[i]))
       rc = mxr_set_error(MXR_EINVAL, "%s: input %d has the wrong shape", op->name, i);
   }
+  /* With no inputs (_zeros, random samplers) a 0 dimension of the shape
+   * asked for is an unknown size, as in a graph. */
   for (int i = 0; !rc && i < nout; i++)
-    if (out_s[i].ndim < 0 || out_t[i] < 0)
+    if (out_s[i].ndim < 0 || out_t[i] < 0 || (nin == 0 && !mxr__shape_complete(&out_s[i])))
       rc = mxr_set_error(MXR_EINVAL, "%s: cannot infer output %d from the inputs", op->name, i);
   mxr_engine *eng;
   if (!rc) rc = mxr_engine_default(&eng);

@@ -248,7 +248,8 @@ static int same_size_shape(MXR_SHAPE_FN_PARAMS) {
   (void)naux;
   if (!mxr__shape_known(&out[0])) return mxr__shape_assign(&out[0], &in[0], "output");
   if (!mxr__shape_known(&in[0])) return mxr__shape_assign(&in[0], &out[0], "ograd");
-  if (mxr_shape_size(&in[0]) != mxr_shape_size(&out[0])) {
+  if (mxr__shape_complete(&in[0]) && mxr__shape_complete(&out[0]) &&
+      mxr_shape_size(&in[0]) != mxr_shape_size(&out[0])) {
     char a[96], b[96];
     return mxr_set_error(MXR_EINVAL, "gradient of %s elements cannot fill %s",
                          mxr_shape_str(&in[0], a, sizeof a), mxr_shape_str(&out[0], b, sizeof b));
@@ -301,13 +302,12 @@ static int init_shape(MXR_SHAPE_FN_PARAMS) {
   (void)aux;
   (void)naux;
   const struct mxr_tuple *t = &((const struct init_params *)params)->shape;
-  /* MXNet's legacy shapes: () and a 0 or -1 dimension are unknown, to be
-   * inferred from the consumers (an imperative call then cannot run). */
-  bool known = t->n > 0;
-  for (int i = 0; i < t->n; i++) known = known && t->v[i] > 0;
-  if (!known) return 0;
+  /* MXNet's legacy shapes: () is unknown and a 0 or -1 dimension an unknown
+   * size, to be inferred from the consumers (an imperative call then cannot
+   * run). */
+  if (t->n == 0) return 0;
   struct mxr_shape s = {t->n, {0}};
-  for (int i = 0; i < t->n; i++) s.dim[i] = t->v[i];
+  for (int i = 0; i < t->n; i++) s.dim[i] = t->v[i] > 0 ? t->v[i] : 0;
   return mxr__shape_assign(&out[0], &s, "output");
 }
 

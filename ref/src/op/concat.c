@@ -35,46 +35,69 @@ static int concat_check(const char *opname, void *params) {
 static int concat_nargs(const void *params) { return ((const struct concat_params *)params)->num_args; }
 static int one(const void *params) { (void)params; return 1; }
 
+/* The dims other than `axis` that the known shapes among out and in[]
+ * give (0 where none does), checked against each other (a conflict is
+ * reported against `tmpl`, the first known shape). */
+static int concat_common(const struct concat_params *p, const struct mxr_shape *in, int nin,
+                         const struct mxr_shape *out, const struct mxr_shape *tmpl, int axis,
+                         struct mxr_shape *common) {
+  char a[96], b[96];
+  for (int i = -1; i < nin; i++) {
+    const struct mxr_shape *s = i < 0 ? out : &in[i];
+    if (!mxr__shape_known(s)) continue;
+    bool ok = s->ndim == common->ndim;
+    for (int d = 0; ok && d < s->ndim; d++)
+      ok = d == axis || s->dim[d] <= 0 || common->dim[d] <= 0 || s->dim[d] == common->dim[d];
+    if (!ok)
+      return SHAPE_ERR("%s%d has shape %s, incompatible with %s along the axes other than dim=%d",
+                       i < 0 ? "output" : "input ", i < 0 ? 0 : i, shape_text(s, a, sizeof a),
+                       shape_text(tmpl, b, sizeof b), p->dim);
+    for (int d = 0; d < s->ndim; d++)
+      if (d != axis && common->dim[d] <= 0) common->dim[d] = s->dim[d];
+  }
+  return 0;
+}
+
 /* Inputs agree with each other and the output except along `dim`, whose
- * sizes add up; one unknown input is inferred from the output. */
+ * sizes add up: the output's from the inputs', or one input's unknown size
+ * from the output's and the others'.  Shapes may be partial. */
 static int concat_infer(const struct concat_params *p, struct mxr_shape *in, int nin,
                         struct mxr_shape *out) {
   const struct mxr_shape *tmpl = mxr__shape_known(out) ? out : NULL;
   for (int i = 0; i < nin && !tmpl; i++)
     if (mxr__shape_known(&in[i])) tmpl = &in[i];
   if (!tmpl) return 0;
-  char a[96], b[96];
+  char a[96];
   if (tmpl->ndim == 0) return SHAPE_ERR("zero-dimensional arrays cannot be concatenated");
   int axis = 0, unknown = -1, nunknown = 0;
   int st_ = resolve_axis("dim", p->dim, tmpl, &axis);
   if (st_) return st_;
+  struct mxr_shape common = {tmpl->ndim, {0}};
+  st_ = concat_common(p, in, nin, out, tmpl, axis, &common);
+  if (st_) return st_;
   int64_t sum = 0;
-  for (int i = -1; i < nin; i++) {
-    const struct mxr_shape *s = i < 0 ? out : &in[i];
-    if (!mxr__shape_known(s)) {
-      if (i >= 0) unknown = i, nunknown++;
-      continue;
-    }
-    bool ok = s->ndim == tmpl->ndim;
-    for (int d = 0; ok && d < s->ndim; d++) ok = d == axis || s->dim[d] == tmpl->dim[d];
-    if (!ok)
-      return SHAPE_ERR("%s%d has shape %s, incompatible with %s along the axes other than dim=%d",
-                       i < 0 ? "output" : "input ", i < 0 ? 0 : i, shape_text(s, a, sizeof a),
-                       shape_text(tmpl, b, sizeof b), p->dim);
-    if (i >= 0) sum += s->dim[axis];
+  for (int i = 0; i < nin; i++) {
+    int64_t v = mxr__shape_known(&in[i]) ? in[i].dim[axis] : 0;
+    if (v <= 0) unknown = i, nunknown++;
+    sum += v > 0 ? v : 0;
   }
-  struct mxr_shape want = *tmpl;
-  if (nunknown == 0) {
-    want.dim[axis] = sum;
-    return mxr__shape_assign(out, &want, "output");
-  }
-  if (nunknown == 1 && mxr__shape_known(out)) {
-    if (out->dim[axis] < sum)
+  int64_t total = mxr__shape_known(out) ? out->dim[axis] : 0;
+  if (nunknown == 1 && total > 0) {
+    if (total < sum)
       return SHAPE_ERR("the inputs already exceed output %s along dim=%d", shape_text(out, a, sizeof a), p->dim);
-    want.dim[axis] = out->dim[axis] - sum;
-    return mxr__shape_assign(&in[unknown], &want, "input");
+    struct mxr_shape want = common;
+    want.dim[axis] = total - sum;
+    st_ = mxr__shape_assign(&in[unknown], &want, "input");
+    sum = total, nunknown = 0;
   }
-  return 0;
+  for (int i = 0; !st_ && i < nin; i++) {
+    struct mxr_shape want = common;
+    want.dim[axis] = mxr__shape_known(&in[i]) ? in[i].dim[axis] : 0;
+    st_ = mxr__shape_assign(&in[i], &want, "input");
+  }
+  struct mxr_shape want = common;
+  want.dim[axis] = nunknown == 0 ? sum : 0;
+  return st_ ? st_ : mxr__shape_assign(out, &want, "output");
 }
 
 static int concat_shape(MXR_SHAPE_FN_PARAMS) {

@@ -134,6 +134,10 @@ static int conv_geometry(const struct conv_params *p, const struct mxr_shape *da
     g->p[i] = j < 0 ? 0 : p->pad.v[j];
     g->d[i] = j < 0 ? 1 : p->dilate.v[j];
     int64_t extent = 1 + (g->k[i] - 1) * g->d[i], padded = g->in[i] + 2 * g->p[i];
+    if (g->in[i] <= 0) { /* an unknown size (partial shape inference) */
+      g->out[i] = 0;
+      continue;
+    }
     if (extent > padded)
       return mxr_set_error(MXR_EINVAL,
                            "Convolution: kernel=%s with dilate=%s spans %lld in spatial dimension "

@@ -81,9 +81,10 @@ static int dot_plan(const struct dot_params *p, const struct mxr_shape *l, const
   return 0;
 }
 
+/* Inferred from whole input shapes only (partial ones are left as they are). */
 static int dot_shape(MXR_SHAPE_FN_PARAMS) {
   (void)nin, (void)nout, (void)aux, (void)naux;
-  if (!mxr__shape_known(&in[0]) || !mxr__shape_known(&in[1])) return 0;
+  if (!mxr__shape_complete(&in[0]) || !mxr__shape_complete(&in[1])) return 0;
   struct dot_plan pl;
   int st_ = dot_plan(params, &in[0], &in[1], &pl);
   return st_ ? st_ : mxr__shape_assign(&out[0], &pl.out, "output");
@@ -96,7 +97,7 @@ static int dot_backward_shape(MXR_SHAPE_FN_PARAMS) {
   if (!st_) st_ = mxr__shape_assign(&in[1], &out[0], "lhs");
   if (!st_) st_ = mxr__shape_assign(&out[1], &in[2], "rhs gradient");
   if (!st_) st_ = mxr__shape_assign(&in[2], &out[1], "rhs");
-  if (st_ || !mxr__shape_known(&in[1]) || !mxr__shape_known(&in[2])) return st_;
+  if (st_ || !mxr__shape_complete(&in[1]) || !mxr__shape_complete(&in[2])) return st_;
   struct dot_plan pl;
   st_ = dot_plan(params, &in[1], &in[2], &pl);
   return st_ ? st_ : mxr__shape_assign(&in[0], &pl.out, "ograd");

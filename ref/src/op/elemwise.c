@@ -138,20 +138,20 @@ static int check_same(const char *op, const struct mxr_tensor *in, int nin,
 
 /* ------------------------------------------------------ shape inference */
 
-/* Give every slot the first known shape; a known slot that differs fails. */
+/* Give every slot the shape the known ones make together, dimension by
+ * dimension (the first known one's where they conflict); a known slot that
+ * then disagrees fails. */
 static int unify(struct mxr_shape *const *slot, int n) {
-  const struct mxr_shape *known = NULL;
-  for (int i = 0; i < n && !known; i++)
-    if (mxr__shape_known(slot[i])) known = slot[i];
-  if (!known) return 0;
+  struct mxr_shape s = {.ndim = -1};
+  for (int i = 0; i < n; i++) mxr__shape_fill(&s, slot[i]);
+  if (!mxr__shape_known(&s)) return 0;
   for (int i = 0; i < n; i++) {
-    if (!mxr__shape_known(slot[i]))
-      *slot[i] = *known;
-    else if (!mxr_shape_equal(slot[i], known)) {
+    if (mxr__shape_known(slot[i]) && !mxr__shapes_agree(slot[i], &s)) {
       char a[96], b[96];
-      return mxr_set_error(MXR_EINVAL, "shapes %s and %s differ", mxr_shape_str(known, a, sizeof a),
+      return mxr_set_error(MXR_EINVAL, "shapes %s and %s differ", mxr_shape_str(&s, a, sizeof a),
                            mxr_shape_str(slot[i], b, sizeof b));
     }
+    mxr__shape_fill(slot[i], &s);
   }
   return 0;
 }
@@ -167,15 +167,30 @@ SHAPE_FN(same_shape) {
 }
 
 /* numpy broadcasting of a and b into o; false if they do not broadcast. */
-static bool bcast_shape(const struct mxr_shape *a, const struct mxr_shape *b, struct mxr_shape *o) {
+static bool bcast_dims(const struct mxr_shape *a, const struct mxr_shape *b, struct mxr_shape *o,
+                       bool partial) {
   o->ndim = a->ndim > b->ndim ? a->ndim : b->ndim;
   for (int d = 0; d < o->ndim; d++) {
     int da = d - (o->ndim - a->ndim), db = d - (o->ndim - b->ndim);
     int64_t x = da >= 0 ? a->dim[da] : 1, y = db >= 0 ? b->dim[db] : 1;
+    if (partial && (x <= 0 || y <= 0)) { /* an unknown size: the other decides unless it is 1 */
+      int64_t other = x <= 0 ? y : x;
+      o->dim[d] = other > 1 ? other : 0;
+      continue;
+    }
     if (x != y && x != 1 && y != 1) return false;
     o->dim[d] = x == 1 ? y : x;
   }
   return true;
+}
+
+static bool bcast_shape(const struct mxr_shape *a, const struct mxr_shape *b, struct mxr_shape *o) {
+  return bcast_dims(a, b, o, false);
+}
+
+/* As bcast_shape, for inference: a 0 dimension is an unknown size. */
+static bool bcast_partial(const struct mxr_shape *a, const struct mxr_shape *b, struct mxr_shape *o) {
+  return bcast_dims(a, b, o, true);
 }
 
 static int no_bcast(const char *op, const struct mxr_shape *a, const struct mxr_shape *b) {
@@ -188,7 +203,7 @@ SHAPE_FN(bcast_infer) {
   (void)params, (void)nin, (void)nout, (void)aux, (void)naux;
   if (!mxr__shape_known(&in[0]) || !mxr__shape_known(&in[1])) return 0;
   struct mxr_shape o;
-  if (!bcast_shape(&in[0], &in[1], &o)) return no_bcast(NULL, &in[0], &in[1]);
+  if (!bcast_partial(&in[0], &in[1], &o)) return no_bcast(NULL, &in[0], &in[1]);
   return mxr__shape_assign(&out[0], &o, "output");
 }
 
@@ -206,7 +221,7 @@ SHAPE_FN(bcast_grad_infer) {
   }
   if (st_ || !mxr__shape_known(&out[0]) || !mxr__shape_known(&out[1])) return st_;
   struct mxr_shape o;
-  if (!bcast_shape(&out[0], &out[1], &o)) return no_bcast(NULL, &out[0], &out[1]);
+  if (!bcast_partial(&out[0], &out[1], &o)) return no_bcast(NULL, &out[0], &out[1]);
   return mxr__shape_assign(&in[0], &o, "head gradient");
 }
 
@@ -527,6 +542,7 @@ SHAPE_FN(leaky_infer) {
   (void)nin, (void)nout, (void)aux, (void)naux;
   int act = leaky_type(params), st_ = 0;
   if (!mxr__shape_known(&in[0])) return 0; /* MXNet infers nothing backwards here */
+  if (act == LK_PRELU && !mxr__shape_complete(&in[0])) return 0; /* prelu: whole shapes only */
   if (act == LK_PRELU) {
     if (!mxr__shape_known(&in[1])) {
       if (in[0].ndim < 2)

@@ -100,7 +100,10 @@ SHAPE_FN(fc_shape) {
     o = mxr__shape2(in[0].dim[0], p->num_hidden);
   else
     o.dim[o.ndim - 1] = p->num_hidden;
-  return mxr__shape_assign(&out[0], &o, "output");
+  st = mxr__shape_assign(&out[0], &o, "output");
+  if (!st && mxr__shape_known(&out[0]) && in[0].dim[0] <= 0 && out[0].ndim > 0)
+    in[0].dim[0] = out[0].dim[0]; /* the batch size, known from the output */
+  return st;
 }
 
 /* data as m x k, and a check that the weight is num_hidden x k. */

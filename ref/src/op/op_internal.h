@@ -13,10 +13,12 @@
  *    depend on params (Concat's num_args).  With get_nin and input_names,
  *    nin is the largest count: the inputs frontends list as the op's
  *    arguments (FullyConnected's data, weight, bias).
- *  - Shape inference fills unknown (ndim == -1) outputs, and unknown inputs
- *    where they follow (FullyConnected's weight from data and num_hidden).
- *    A contradiction returns MXR_EINVAL with a message that names the
- *    shapes; the graph layer prefixes the node name.
+ *  - Shape inference fills unknown outputs, and unknown inputs where they
+ *    follow (FullyConnected's weight from data and num_hidden).  Shapes may
+ *    be partial (below: a 0 dimension is an unknown size), and what is
+ *    known of them is passed on dimension by dimension; a size computed
+ *    from an unknown one stays 0.  A contradiction returns MXR_EINVAL with a
+ *    message that names the shapes; the graph layer prefixes the node name.
  *  - Type inference: NULL means every input, output and aux state has one
  *    dtype (the first known one).
  *  - Forward: `forward_cpu` (and `forward_gpu`, on device memory, queued
@@ -299,8 +301,25 @@ static inline struct mxr_shape mxr__shape2(int64_t a, int64_t b) {
 }
 static inline bool mxr__shape_known(const struct mxr_shape *s) { return s->ndim >= 0; }
 
-/* Assign `want` to a shape slot, or check that a known one agrees.  Returns
- * 0 or MXR_EINVAL: "<what>: expected (2,3), got (2,4)". */
+/* Partial shapes (MXNet's legacy form): ndim -1 is an unknown shape; in a
+ * known rank a dimension of 0 is an unknown size.  Inference fills them
+ * dimension by dimension.
+ *
+ * mxr__shape_fill: copy `from` into `slot` where `slot` is unknown (the
+ * whole shape, or single dimensions when the ranks match); true when
+ * anything was filled.  Known dimensions are never changed. */
+bool mxr__shape_fill(struct mxr_shape *slot, const struct mxr_shape *from);
+
+/* Two known shapes agree when their ranks match and no dimension is known
+ * in both with different sizes. */
+bool mxr__shapes_agree(const struct mxr_shape *a, const struct mxr_shape *b);
+
+/* Known rank and every dimension known (above 0). */
+bool mxr__shape_complete(const struct mxr_shape *s);
+
+/* Unify `want` with a shape slot: fill what the slot lacks, or fail when a
+ * rank or a dimension known in both differs.  Returns 0 or MXR_EINVAL:
+ * "<what>: expected (2,3), got (2,4)". */
 int mxr__shape_assign(struct mxr_shape *slot, const struct mxr_shape *want, const char *what);
 
 #endif /* MXR_OP_INTERNAL_H */

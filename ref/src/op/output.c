@@ -71,7 +71,7 @@ SHAPE_FN(smo_shape) {
   SHAPE_ARGS_MAYBE_UNUSED;
   const struct smo_params *p = params;
   const struct mxr_shape *d = &in[0];
-  if (!mxr__shape_known(d)) return 0;
+  if (!mxr__shape_complete(d)) return 0; /* from whole data shapes only */
   char a[96], b[96], c[96];
   if (d->ndim < (p->multi_output ? 2 : 1))
     return mxr_set_error(MXR_EINVAL, "SoftmaxOutput: data must have at least %d dimension(s)%s, got %s",
@@ -304,7 +304,7 @@ SHAPE_FN(reg_shape) {
   SHAPE_ARGS_MAYBE_UNUSED;
   const struct mxr_shape *d = &in[0];
   struct mxr_shape *l = &in[1];
-  if (!mxr__shape_known(d)) return 0;
+  if (!mxr__shape_complete(d)) return 0; /* from whole data shapes only */
   char a[96], b[96];
   if (d->ndim < 1)
     return mxr_set_error(MXR_EINVAL, "data must have at least 1 dimension, got %s",

@@ -169,11 +169,14 @@ static int pool_geometry(const struct pool_params *p, const struct mxr_shape *da
       g->k[i] = p->kernel.v[j];
       g->s[i] = p->stride.v[j];
       g->p[i] = p->pad.v[j];
-      if (g->k[i] > g->in[i] + 2 * g->p[i])
+      if (g->in[i] <= 0) /* an unknown size (partial shape inference) */
+        g->out[i] = 0;
+      else if (g->k[i] > g->in[i] + 2 * g->p[i])
         return mxr_set_error(MXR_EINVAL, "Pooling: kernel=%s exceeds the input in spatial dimension "
                              "%d (%lld padded to %lld)", tuple_str(&p->kernel, a, sizeof a), j,
                              (long long)g->in[i], (long long)(g->in[i] + 2 * g->p[i]));
-      g->out[i] = pool_extent(p->pooling_convention, nsp, g->in[i], g->k[i], g->s[i], g->p[i]);
+      else
+        g->out[i] = pool_extent(p->pooling_convention, nsp, g->in[i], g->k[i], g->s[i], g->p[i]);
     }
     g->isz *= g->in[i];
     g->osz *= g->out[i];

@@ -173,16 +173,45 @@ const char *mxr_op_aux_name(const mxr_op *op, const mxr_op_params *p, int i) {
 
 /* ------------------------------------------------------------ inference */
 
+bool mxr__shapes_agree(const struct mxr_shape *a, const struct mxr_shape *b) {
+  if (a->ndim != b->ndim) return false;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->dim[d] > 0 && b->dim[d] > 0 && a->dim[d] != b->dim[d]) return false;
+  return true;
+}
+
+bool mxr__shape_fill(struct mxr_shape *slot, const struct mxr_shape *from) {
+  if (!mxr__shape_known(from)) return false;
+  if (!mxr__shape_known(slot)) {
+    *slot = *from;
+    return true;
+  }
+  if (slot->ndim != from->ndim) return false;
+  bool changed = false;
+  for (int d = 0; d < slot->ndim; d++)
+    if (slot->dim[d] <= 0 && from->dim[d] > 0) {
+      slot->dim[d] = from->dim[d];
+      changed = true;
+    }
+  return changed;
+}
+
+bool mxr__shape_complete(const struct mxr_shape *s) {
+  if (s->ndim < 0) return false;
+  for (int d = 0; d < s->ndim; d++)
+    if (s->dim[d] <= 0) return false;
+  return true;
+}
+
 int mxr__shape_assign(struct mxr_shape *slot, const struct mxr_shape *want, const char *what) {
   if (!mxr__shape_known(want)) return 0;
-  if (!mxr__shape_known(slot)) {
-    *slot = *want;
-    return 0;
+  if (mxr__shape_known(slot) && !mxr__shapes_agree(slot, want)) {
+    char a[96], b[96];
+    return mxr_set_error(MXR_EINVAL, "%s: expected shape %s, got %s", what,
+                         mxr_shape_str(want, a, sizeof a), mxr_shape_str(slot, b, sizeof b));
   }
-  if (mxr_shape_equal(slot, want)) return 0;
-  char a[96], b[96];
-  return mxr_set_error(MXR_EINVAL, "%s: expected shape %s, got %s", what,
-                       mxr_shape_str(want, a, sizeof a), mxr_shape_str(slot, b, sizeof b));
+  mxr__shape_fill(slot, want);
+  return 0;
 }
 
 /* mxr__shape_assign over slots[0..n), naming a failing slot "WHAT i".  The
@@ -199,15 +228,13 @@ static int assign_each(struct mxr_shape *slots, int n, const struct mxr_shape *w
   return 0;
 }
 
-/* Default: every input and output has one shape. */
+/* Default: every input and output has one shape, gathered dimension by
+ * dimension from those known (a conflict is left for assign_each to name). */
 static int same_shape(struct mxr_shape *in, int nin, struct mxr_shape *out, int nout) {
-  const struct mxr_shape *known = NULL;
-  for (int i = 0; i < nin && !known; i++)
-    if (mxr__shape_known(&in[i])) known = &in[i];
-  for (int i = 0; i < nout && !known; i++)
-    if (mxr__shape_known(&out[i])) known = &out[i];
-  if (!known) return 0;
-  struct mxr_shape s = *known;
+  struct mxr_shape s = {.ndim = -1};
+  for (int i = 0; i < nin; i++) mxr__shape_fill(&s, &in[i]);
+  for (int i = 0; i < nout; i++) mxr__shape_fill(&s, &out[i]);
+  if (!mxr__shape_known(&s)) return 0;
   int st = assign_each(in, nin, &s, "input");
   return st ? st : assign_each(out, nout, &s, "output");
 }

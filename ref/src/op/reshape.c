@@ -170,7 +170,7 @@ static int reshape_special(const struct reshape_params *p, const struct mxr_shap
                          (long long)a, (long long)b);
       if (a == -1) a = d0 / b;
       if (b == -1) b = d0 / a;
-      if (a * b != d0)
+      if (d0 > 0 && a * b != d0)
         return SHAPE_ERR("split dims (%lld,%lld) do not divide input dim %lld (input %s)",
                          (long long)a, (long long)b, (long long)d0, ins);
       PUSH(a);
@@ -181,7 +181,9 @@ static int reshape_special(const struct reshape_params *p, const struct mxr_shap
     }
   }
 #undef PUSH
-  if (inf >= 0) {
+  if (inf >= 0 && !mxr__shape_complete(in)) {
+    t[inf] = 0; /* the input's size is unknown, so is this dimension */
+  } else if (inf >= 0) {
     int64_t known = 1, total = mxr_shape_size(in);
     for (int i = 0; i < nt; i++) known *= t[i];
     if (known == 0 || total % known != 0)
@@ -226,11 +228,30 @@ static int reshape_infer(const struct reshape_params *p, const struct mxr_shape 
   else
     return SHAPE_ERR("shape is empty: give the target shape");
   if (st_) return st_;
-  if (mxr_shape_size(out) != mxr_shape_size(in))
+  if (mxr__shape_complete(in) && mxr__shape_complete(out) &&
+      mxr_shape_size(out) != mxr_shape_size(in))
     return SHAPE_ERR("target shape %s has %lld elements, input %s has %lld",
                      shape_text(out, outs, sizeof outs), (long long)mxr_shape_size(out), ins,
                      (long long)mxr_shape_size(in));
   return 0;
+}
+
+/* Back from a whole output shape to the one unknown dimension of a partial
+ * input: the sizes must match, so it is what the known ones leave. */
+static void fill_one_unknown(struct mxr_shape *in, const struct mxr_shape *out) {
+  if (!mxr__shape_known(in) || !mxr__shape_complete(out)) return;
+  int unknown = -1;
+  int64_t known = 1;
+  for (int d = 0; d < in->ndim; d++) {
+    if (in->dim[d] > 0) {
+      known *= in->dim[d];
+    } else {
+      if (unknown >= 0) return;
+      unknown = d;
+    }
+  }
+  int64_t total = mxr_shape_size(out);
+  if (unknown >= 0 && total % known == 0) in->dim[unknown] = total / known;
 }
 
 static int reshape_shape(MXR_SHAPE_FN_PARAMS) {
@@ -238,13 +259,21 @@ static int reshape_shape(MXR_SHAPE_FN_PARAMS) {
   if (!mxr__shape_known(&in[0])) return 0;
   struct mxr_shape want;
   int st_ = reshape_infer(params, &in[0], &want);
-  return st_ ? st_ : mxr__shape_assign(&out[0], &want, "output");
+  if (!st_) st_ = mxr__shape_assign(&out[0], &want, "output");
+  if (!st_ && !mxr__shape_complete(&in[0])) {
+    fill_one_unknown(&in[0], &out[0]);
+    if (mxr__shape_complete(&in[0])) st_ = reshape_infer(params, &in[0], &want);
+    if (!st_) st_ = mxr__shape_assign(&out[0], &want, "output");
+  }
+  return st_;
 }
 
 /* _backward_reshape: ograd -> data gradient; only the sizes must agree. */
 static int backward_reshape_shape(MXR_SHAPE_FN_PARAMS) {
   (void)params, (void)nin, (void)nout, (void)aux, (void)naux;
-  if (mxr__shape_known(&in[0]) && mxr__shape_known(&out[0]) &&
+  fill_one_unknown(&out[0], &in[0]);
+  fill_one_unknown(&in[0], &out[0]);
+  if (mxr__shape_complete(&in[0]) && mxr__shape_complete(&out[0]) &&
       mxr_shape_size(&in[0]) != mxr_shape_size(&out[0])) {
     char a[96], b[96];
     return SHAPE_ERR("ograd %s and data gradient %s differ in size", shape_text(&in[0], a, sizeof a),

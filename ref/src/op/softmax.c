@@ -65,11 +65,9 @@ static int two(const void *params) { (void)params; return 2; }
  * length has data's shape without the softmax axis ((1,) for 1-D data). */
 static int softmax_infer(const struct softmax_params *p, struct mxr_shape *same[], int nsame,
                          struct mxr_shape *length) {
-  const struct mxr_shape *known = NULL;
-  for (int i = 0; i < nsame && !known; i++)
-    if (mxr__shape_known(same[i])) known = same[i];
-  if (!known) return 0;
-  struct mxr_shape s = *known, len = {0, {0}};
+  struct mxr_shape s = {.ndim = -1}, len = {0, {0}};
+  for (int i = 0; i < nsame; i++) mxr__shape_fill(&s, same[i]);
+  if (!mxr__shape_known(&s)) return 0;
   int axis = 0, st_ = resolve_axis("axis", p->axis, &s, &axis);
   for (int i = 0; !st_ && i < nsame; i++) st_ = mxr__shape_assign(same[i], &s, i ? "output" : "data");
   if (st_ || !length) return st_;

@@ -59,13 +59,18 @@ static int transpose_infer(const struct transpose_params *p, struct mxr_shape *s
                      shape_text(known, b, sizeof b), known->ndim);
   int perm[MXR_MAX_NDIM];
   transpose_perm(p, known->ndim, perm);
+  /* Both ways, so that what each partial side knows reaches the other. */
   struct mxr_shape s = *known, d = *known;
-  if (known == src)
+  int st_ = 0;
+  if (mxr__shape_known(src)) {
     for (int i = 0; i < s.ndim; i++) d.dim[i] = src->dim[perm[i]];
-  else
+    st_ = mxr__shape_assign(dst, &d, "output");
+  }
+  if (!st_ && mxr__shape_known(dst) && dst->ndim == s.ndim) {
     for (int i = 0; i < d.ndim; i++) s.dim[perm[i]] = dst->dim[i];
-  int st_ = mxr__shape_assign(dst, &d, "output");
-  return st_ ? st_ : mxr__shape_assign(src, &s, "data");
+    st_ = mxr__shape_assign(src, &s, "data");
+  }
+  return st_;
 }
 
 static int transpose_shape(MXR_SHAPE_FN_PARAMS) {
