@@ -20,7 +20,8 @@ dist_suites_DATA = \
 	suites/gpu-parity.json \
 	suites/knobs.json \
 	suites/numerics.json \
-	suites/profiler.json
+	suites/profiler.json \
+	suites/seed-gluon-bulking.json
 expectationsdir = $(suitesdir)/expectations
 dist_expectations_DATA = \
 	suites/expectations/libmxref.txt \

@@ -95,6 +95,11 @@ static const char help_run_opts[] =
     "                      OUT/results.json is always written\n"
     "  --jobs N            untimed processes at a time (timed work always runs alone)\n"
     "  --pass-env NAME     also pass this variable through to the probe (repeatable)\n"
+    "  --python PATH       the interpreter of suites with a Python workload (default:\n"
+    "                      $MXCTS_PYTHON, else python3 on PATH); it must import mxnet,\n"
+    "                      or those suites are skipped with the reason\n"
+    "  --python-dir DIR    where their Python probe scripts are (default: the in-tree\n"
+    "                      harness/probe/python or the installed one)\n"
     "  --timeout-scale X   multiply every suite's per-process timeout\n"
     "  --max-backoff S     longest wait before a batch while rounds run contended\n"
     "                      (default 30; 0: no wait)\n"
@@ -222,6 +227,15 @@ static char *default_suites(bool tree) {
   return r;
 }
 
+static char *default_python_dir(bool tree) {
+  char *a = mxcts_xasprintf("%s/harness/probe/python", MXCTS_SRCDIR);
+  char *b = mxcts_xasprintf("%s/python", MXCTS_PKGDATADIR);
+  char *r = first_existing(tree ? a : b, tree ? b : a);
+  free(a);
+  free(b);
+  return r;
+}
+
 static char *impl_name_of(const char *impl) {
   const char *base = strrchr(impl, '/');
   base = base ? base + 1 : impl;
@@ -235,7 +249,7 @@ enum {
   OPT_IMPL = 256, OPT_IMPL_NAME, OPT_PROBE, OPT_SUITES, OPT_SUITE, OPT_ROUNDS, OPT_SEED, OPT_OUT,
   OPT_EXPECT, OPT_TAP, OPT_JUNIT, OPT_JSON, OPT_HTML, OPT_JOBS, OPT_PASS_ENV, OPT_TSCALE,
   OPT_GRACE, OPT_LOCK_FILE, OPT_NO_PROGRESS, OPT_HELP, OPT_NEXT_BATCH, OPT_DIR, OPT_TIMEOUT, OPT_LOCK,
-  OPT_KEEP_GOING, OPT_GROUP_FILE, OPT_MAX_BACKOFF, OPT_ASSERTION
+  OPT_KEEP_GOING, OPT_GROUP_FILE, OPT_MAX_BACKOFF, OPT_ASSERTION, OPT_PYTHON, OPT_PYTHON_DIR
 };
 
 static const struct option run_longopts[] = {
@@ -255,6 +269,8 @@ static const struct option run_longopts[] = {
     {"html", required_argument, NULL, OPT_HTML},
     {"jobs", required_argument, NULL, OPT_JOBS},
     {"pass-env", required_argument, NULL, OPT_PASS_ENV},
+    {"python", required_argument, NULL, OPT_PYTHON},
+    {"python-dir", required_argument, NULL, OPT_PYTHON_DIR},
     {"timeout-scale", required_argument, NULL, OPT_TSCALE},
     {"max-backoff", required_argument, NULL, OPT_MAX_BACKOFF},
     {"grace", required_argument, NULL, OPT_GRACE},
@@ -334,6 +350,11 @@ static int run_option(const char *cmd, int c, const char *arg, struct cli *cl) {
     if (!mxcts_valid_env_name(arg)) return usage_error(cmd, "--pass-env %s: not a variable name", arg);
     mxcts_strv_push(&o->pass_env, arg);
     return 0;
+  case OPT_PYTHON:
+    if (!*arg) return usage_error(cmd, "--python: empty path");
+    set_str(&o->python, arg);
+    return 0;
+  case OPT_PYTHON_DIR: set_str(&o->python_dir, arg); return 0;
   case OPT_TSCALE:
     if (!parse_double(arg, 0.001, 1000, &o->timeout_scale))
       return usage_error(cmd, "--timeout-scale %s: expected a number in [0.001, 1000]", arg);
@@ -366,6 +387,8 @@ static int complete_options(const char *cmd, struct cli *cl) {
   if (!o->probe) o->probe = default_probe(self_dir);
   if (!o->impl) o->impl = default_impl(tree);
   if (!o->suites_dir) o->suites_dir = default_suites(tree);
+  if (!o->python && getenv("MXCTS_PYTHON") && *getenv("MXCTS_PYTHON")) o->python = mxcts_xstrdup(getenv("MXCTS_PYTHON"));
+  if (!o->python_dir) o->python_dir = default_python_dir(tree);
   int rc = 0;
   if (!o->probe) rc = usage_error(cmd, "no mxcts-probe beside %s: give --probe PATH", self_dir ? self_dir : "mxcts");
   else if (!o->impl) rc = usage_error(cmd, "no libmxref.so found (build tree or %s): give --impl LIB", MXCTS_LIBDIR);
@@ -379,6 +402,7 @@ static int complete_options(const char *cmd, struct cli *cl) {
   tmp = o->impl, o->impl = mxcts_abspath(tmp), free(tmp);
   tmp = o->probe, o->probe = mxcts_abspath(tmp), free(tmp);
   tmp = o->suites_dir, o->suites_dir = mxcts_abspath(tmp), free(tmp);
+  if (o->python_dir) tmp = o->python_dir, o->python_dir = mxcts_abspath(tmp), free(tmp);
   if (!o->impl_name) o->impl_name = impl_name_of(o->impl);
   if (!o->expectations && !cl->no_expect) {
     tmp = mxcts_xasprintf("%s/expectations/%s.txt", o->suites_dir, o->impl_name);
@@ -631,10 +655,10 @@ static int cmd_exec(int argc, char **argv) {
 
 static void list_suite(const struct mxcts_suite *s) {
   printf("%s: %s\n  workload %s, %s, %d rounds, batches of %d up to %d, SPRT p0 %g p1 %g "
-         "alpha %g beta %g, margin %g, timeout %gs\n", s->name,
+         "alpha %g beta %g, margin %g, timeout %gs%s%s\n", s->name,
          s->description ? s->description : "", s->workload, s->timed ? "timed" : "untimed",
          s->rounds, s->batch, s->max_rounds, s->sprt.p0, s->sprt.p1, s->sprt.alpha, s->sprt.beta,
-         s->margin, s->timeout_s);
+         s->margin, s->timeout_s, s->python ? ", Python probe " : "", s->python ? s->python : "");
   for (size_t c = 0; c < s->nconfigs; c++) {
     printf("  config %s:", s->configs[c].id);
     for (size_t i = 0; i < s->configs[c].env.n; i++)

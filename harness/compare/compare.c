@@ -18,7 +18,8 @@ struct lib {
   size_t njobs;
 };
 
-/* Every timed suite that needs no GPU: what compare runs by default. */
+/* Every timed suite that needs no GPU and runs mxcts-probe (not a Python
+ * workload): what compare runs by default. */
 static int default_suites(const char *dir, struct mxcts_strv *out) {
   struct mxcts_suite *s;
   size_t n;
@@ -26,7 +27,7 @@ static int default_suites(const char *dir, struct mxcts_strv *out) {
   int rc = mxcts_suites_load_dir(dir, &all, &s, &n);
   if (rc) return rc;
   for (size_t i = 0; i < n; i++)
-    if (s[i].timed && !s[i].needs_gpu) mxcts_strv_push(out, s[i].name);
+    if (s[i].timed && !s[i].needs_gpu && !s[i].python) mxcts_strv_push(out, s[i].name);
   mxcts_suites_free(s, n);
   return 0;
 }

@@ -14,3 +14,9 @@ harness_mxcts_probe_CPPFLAGS = $(HARNESS_CPPFLAGS)
 harness_mxcts_probe_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 harness_mxcts_probe_LDADD = harness/oracle/liboracle.la harness/common/libmxcts_common.la \
 	$(JANSSON_LIBS) -ldl -lm
+
+# The Python probe (harness/probe/python): suites with a "python" script run
+# it under an interpreter that imports mxnet; installed where an installed
+# mxcts looks for it.
+pyprobedir = $(pkgdatadir)/python
+dist_pyprobe_DATA = harness/probe/python/mxcts_probe.py

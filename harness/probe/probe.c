@@ -247,6 +247,32 @@ int mxcts__probe_profile_end(struct probe *p, const char *pass) {
   return 0;
 }
 
+/* The "passes" array of a result's structure: one object per pass read
+ * from a trace (mxcts_trace_read_passes), named by `names`.  Frees the
+ * structures. */
+static json_t *passes_json(struct mxcts_pass_structure *s, const char *const *names, int n) {
+  json_t *passes = json_array();
+  for (int k = 0; k < n; k++) {
+    json_t *pass_obj = json_object(), *sizes = json_array(), *ops = json_array();
+    for (int i = 0; i < s[k].num_names; i++) {
+      json_array_append_new(sizes, json_integer(s[k].segment_sizes[i]));
+      if (i < 64) json_array_append_new(ops, json_string(s[k].names[i]));
+    }
+    json_object_set_new(pass_obj, "name", json_string(names[k]));
+    json_object_set_new(pass_obj, "engine_ops", json_integer(s[k].engine_ops));
+    json_object_set_new(pass_obj, "segments", json_integer(s[k].segments));
+    json_object_set_new(pass_obj, "bulked_events", json_integer(s[k].bulks));
+    json_object_set_new(pass_obj, "helper_ops", json_integer(s[k].helper_ops));
+    json_object_set_new(pass_obj, "graph_launches", json_integer(s[k].graph_launches));
+    json_object_set_new(pass_obj, "graph_captures", json_integer(s[k].graph_captures));
+    json_object_set_new(pass_obj, "segment_sizes", sizes);
+    json_object_set_new(pass_obj, "names", ops);
+    json_array_append_new(passes, pass_obj);
+    mxcts_trace_free(&s[k]);
+  }
+  return passes;
+}
+
 static int profile_finish(struct probe *p) {
   if (!p->profiling) return 0;
   p->profiling = false;
@@ -261,28 +287,44 @@ static int profile_finish(struct probe *p) {
     p->failed = true;
     return -1;
   }
-  json_t *structure = json_object(), *passes = json_array();
-  for (int k = 0; k < p->npasses; k++) {
-    json_t *pass_obj = json_object(), *sizes = json_array(), *names = json_array();
-    for (int i = 0; i < s[k].num_names; i++) {
-      json_array_append_new(sizes, json_integer(s[k].segment_sizes[i]));
-      if (i < 64) json_array_append_new(names, json_string(s[k].names[i]));
-    }
-    json_object_set_new(pass_obj, "name", json_string(p->passes[k]));
-    json_object_set_new(pass_obj, "engine_ops", json_integer(s[k].engine_ops));
-    json_object_set_new(pass_obj, "segments", json_integer(s[k].segments));
-    json_object_set_new(pass_obj, "bulked_events", json_integer(s[k].bulks));
-    json_object_set_new(pass_obj, "helper_ops", json_integer(s[k].helper_ops));
-    json_object_set_new(pass_obj, "graph_launches", json_integer(s[k].graph_launches));
-    json_object_set_new(pass_obj, "graph_captures", json_integer(s[k].graph_captures));
-    json_object_set_new(pass_obj, "segment_sizes", sizes);
-    json_object_set_new(pass_obj, "names", names);
-    json_array_append_new(passes, pass_obj);
-    mxcts_trace_free(&s[k]);
-  }
-  json_object_set_new(structure, "passes", passes);
+  json_t *structure = json_object();
+  json_object_set_new(structure, "passes", passes_json(s, p->passes, p->npasses));
   json_object_set_new(p->result, "structure", structure);
   return 0;
+}
+
+/* mxcts-probe --read-trace FILE --passes A,B,...: the structure of a trace
+ * that another probe (the Python workloads, harness/probe/python) wrote
+ * with its pass markers, printed as {"passes": [...]} on stdout, read as a
+ * structure run reads its own trace.  Exit status 0, or 1 with the reason
+ * on stderr. */
+static int read_trace(const char *file, const char *list) {
+  char buf[512];
+  const char *names[8];
+  int n = 0;
+  snprintf(buf, sizeof buf, "%s", list ? list : "");
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    if (n == 8) {
+      fprintf(stderr, "mxcts-probe: --passes %s: at most 8 passes\n", list);
+      return 1;
+    }
+    names[n++] = t;
+  }
+  if (n == 0) {
+    fprintf(stderr, "mxcts-probe: --read-trace needs --passes NAME[,NAME...]\n");
+    return 1;
+  }
+  struct mxcts_pass_structure s[8];
+  char err[512];
+  if (mxcts_trace_read_passes(file, s, n, err, sizeof err) != 0) {
+    fprintf(stderr, "mxcts-probe: %s\n", err);
+    return 1;
+  }
+  json_t *doc = json_object();
+  json_object_set_new(doc, "passes", passes_json(s, names, n));
+  int rc = json_dumpf(doc, stdout, JSON_COMPACT) == 0 && fputc('\n', stdout) != EOF ? 0 : 1;
+  json_decref(doc);
+  return rc;
 }
 
 /* ---------------------------------------------------------------- main */
@@ -312,8 +354,10 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: mxcts-probe --impl LIB --workload NAME [--param KEY=VALUE ...] [--seed S]\n"
           "                   [--out FILE] [--profile DIR]\n"
+          "       mxcts-probe --read-trace FILE --passes NAME[,NAME...]\n"
           "Runs one workload against the MXNet C API exported by LIB and writes the JSON\n"
-          "result (docs/probe-protocol.md) to FILE (default: stdout).\n"
+          "result (docs/probe-protocol.md) to FILE (default: stdout).  --read-trace prints\n"
+          "the structure of a trace holding those passes, each ended by its marker op.\n"
           "Workloads:");
   for (int i = 0; i < NUM_WORKLOADS; i++) fprintf(f, " %s", workloads[i].name);
   fprintf(f, "\n");
@@ -416,7 +460,9 @@ int main(int argc, char **argv) {
       {"impl", required_argument, NULL, 'i'},    {"workload", required_argument, NULL, 'w'},
       {"param", required_argument, NULL, 'p'},   {"seed", required_argument, NULL, 's'},
       {"out", required_argument, NULL, 'o'},     {"profile", required_argument, NULL, 'P'},
+      {"read-trace", required_argument, NULL, 'T'}, {"passes", required_argument, NULL, 'A'},
       {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+  const char *trace = NULL, *pass_list = NULL;
   for (int c; (c = getopt_long(argc, argv, "i:w:p:s:o:P:h", longopts, NULL)) != -1;) {
     switch (c) {
       case 'i': p.impl_path = optarg; break;
@@ -427,10 +473,13 @@ int main(int argc, char **argv) {
       case 's': p.seed = strtoull(optarg, NULL, 10); break;
       case 'o': out = optarg; break;
       case 'P': p.profile_dir = optarg; break;
+      case 'T': trace = optarg; break;
+      case 'A': pass_list = optarg; break;
       case 'h': usage(stdout); return 0;
       default: usage(stderr); return 2;
     }
   }
+  if (trace) return read_trace(trace, pass_list);
   p.result = new_result(&p);
   if (*bad) return usage_error(&p, out, bad);
   if (!p.impl_path || !p.workload) return usage_error(&p, out, "--impl and --workload are required");

@@ -48,6 +48,8 @@ void mxcts_options_free(struct mxcts_options *o) {
   free(o->lock_file);
   mxcts_strv_free(&o->pass_env);
   free(o->self);
+  free(o->python);
+  free(o->python_dir);
   memset(o, 0, sizeof *o);
 }
 
@@ -69,6 +71,8 @@ static void copy_options(struct mxcts_options *to, const struct mxcts_options *f
   to->html = mxcts_xstrdup(from->html);
   to->lock_file = mxcts_xstrdup(from->lock_file);
   to->self = mxcts_xstrdup(from->self);
+  to->python = mxcts_xstrdup(from->python);
+  to->python_dir = mxcts_xstrdup(from->python_dir);
   memset(&to->suites, 0, sizeof to->suites);
   memset(&to->assertions, 0, sizeof to->assertions);
   memset(&to->pass_env, 0, sizeof to->pass_env);
@@ -101,7 +105,10 @@ static void seeded_order(uint64_t stream, int round, size_t *idx, size_t n) {
 
 /* --- jobs -------------------------------------------------------------------------- */
 
-static void build_env(const struct mxcts_options *o, const struct mxcts_config *c,
+/* The base environment, the config's variables on top, and for a Python
+ * workload MXNET_LIBRARY_PATH naming the library under test, which the
+ * mxnet package then loads instead of its own. */
+static void build_env(const struct mxcts_options *o, const struct mxcts_config *c, bool python,
                       struct mxcts_strv *env) {
   struct mxcts_kvs kv = {0};
   for (size_t i = 0; base_env_names[i]; i++) {
@@ -113,6 +120,7 @@ static void build_env(const struct mxcts_options *o, const struct mxcts_config *
     if (v) mxcts_kvs_set(&kv, o->pass_env.v[i], v);
   }
   for (size_t i = 0; i < c->env.n; i++) mxcts_kvs_set(&kv, c->env.v[i].key, c->env.v[i].value);
+  if (python) mxcts_kvs_set(&kv, "MXNET_LIBRARY_PATH", o->impl);
   for (size_t i = 0; i < kv.n; i++) mxcts_strv_pushf(env, "%s=%s", kv.v[i].key, kv.v[i].value);
   mxcts_kvs_free(&kv);
 }
@@ -120,6 +128,11 @@ static void build_env(const struct mxcts_options *o, const struct mxcts_config *
 static void build_argv(const struct mxcts_plan *p, const struct mxcts_suite *s,
                        const struct mxcts_config *c, struct mxcts_job *j) {
   struct mxcts_strv *a = &j->argv;
+  if (s->python) { /* the interpreter runs the script, which reads its trace with the probe */
+    mxcts_strv_push(a, p->opt.python);
+    mxcts_strv_pushf(a, "%s/%s", p->opt.python_dir, s->python);
+    mxcts_strv_push(a, "--probe");
+  }
   mxcts_strv_push(a, p->opt.probe);
   mxcts_strv_push(a, "--impl");
   mxcts_strv_push(a, p->opt.impl);
@@ -162,7 +175,7 @@ static void add_job(struct mxcts_plan *p, size_t si, size_t ci, enum mxcts_job_k
   if (kind == MXCTS_JOB_PROFILE) j->id = mxcts_xasprintf("%s/%s/profile", s->name, c->id);
   else j->id = mxcts_xasprintf("%s/%s/r%03d", s->name, c->id, round);
   j->dir = mxcts_xasprintf("%s/%s", p->opt.out, j->id);
-  build_env(&p->opt, c, &j->env);
+  build_env(&p->opt, c, s->python != NULL, &j->env);
   build_argv(p, s, c, j);
 }
 
@@ -207,26 +220,44 @@ static void build_jobs(struct mxcts_plan *p) {
 
 /* --- requirements ---------------------------------------------------------------- */
 
-/* How many GPUs the implementation reports, asked once through a probe
- * process (workload gpu_count) in OUT/preflight/gpu-count, under the
- * runner's usual deadline and lock.  -1 when no answer came: the GPU
- * suites then run and their own processes show what is wrong. */
-static int ask_gpu_count(const struct mxcts_plan *p) {
+/* Run one preflight process, `argv` in OUT/preflight/NAME with the base
+ * environment (and MXNET_LIBRARY_PATH for Python), under the runner's usual
+ * deadline and lock.  Returns its directory (caller frees), or NULL when the
+ * runner itself failed. */
+static char *run_preflight(const struct mxcts_plan *p, const char *name, const char *const *argv,
+                           bool python) {
   struct mxcts_config none = {0};
-  struct mxcts_strv env = {0}, argv = {0};
-  build_env(&p->opt, &none, &env);
-  char *dir = mxcts_xasprintf("%s/preflight/gpu-count", p->opt.out);
-  char *result = mxcts_xasprintf("%s/result.json", dir);
-  const char *words[] = {p->opt.probe, "--impl", p->opt.impl, "--workload", "gpu_count",
-                         "--seed", "1", "--out", result, NULL};
-  for (size_t i = 0; words[i]; i++) mxcts_strv_push(&argv, words[i]);
-  struct mxcts_proc proc = {"preflight/gpu-count", dir, argv.v, env.v,
+  struct mxcts_strv env = {0}, words = {0};
+  build_env(&p->opt, &none, python, &env);
+  for (size_t i = 0; argv[i]; i++) mxcts_strv_push(&words, argv[i]);
+  char *id = mxcts_xasprintf("preflight/%s", name);
+  char *dir = mxcts_xasprintf("%s/%s", p->opt.out, id);
+  struct mxcts_proc proc = {id, dir, words.v, env.v,
                             MXCTS_DEFAULT_TIMEOUT * (p->opt.timeout_scale > 0 ? p->opt.timeout_scale : 1.0),
                             false, MXCTS_NO_GROUP};
   struct mxcts_run_opts ro = {1, p->opt.grace_s, p->opt.lock_file, NULL, false, NULL};
+  if (mxcts_run_procs(&proc, 1, &ro) != 0) {
+    free(dir);
+    dir = NULL;
+  }
+  free(id);
+  mxcts_strv_free(&words);
+  mxcts_strv_free(&env);
+  return dir;
+}
+
+/* How many GPUs the implementation reports, asked once through a probe
+ * process (workload gpu_count) in OUT/preflight/gpu-count.  -1 when no
+ * answer came: the GPU suites then run and their own processes show what
+ * is wrong. */
+static int ask_gpu_count(const struct mxcts_plan *p) {
+  char *result = mxcts_xasprintf("%s/preflight/gpu-count/result.json", p->opt.out);
+  const char *argv[] = {p->opt.probe, "--impl", p->opt.impl, "--workload", "gpu_count",
+                        "--seed", "1", "--out", result, NULL};
+  char *dir = run_preflight(p, "gpu-count", argv, false);
   int gpus = -1;
   json_t *doc = NULL;
-  if (mxcts_run_procs(&proc, 1, &ro) == 0 && mxcts_json_load(result, &doc) == 0) {
+  if (dir && mxcts_json_load(result, &doc) == 0) {
     json_t *n = json_object_get(json_object_get(doc, "metrics"), "gpu_count");
     const char *status = json_string_value(json_object_get(doc, "status"));
     if (status && strcmp(status, "ok") == 0 && json_is_number(n) && json_number_value(n) >= 0)
@@ -235,21 +266,130 @@ static int ask_gpu_count(const struct mxcts_plan *p) {
   json_decref(doc);
   free(result);
   free(dir);
-  mxcts_strv_free(&argv);
-  mxcts_strv_free(&env);
   return gpus;
 }
 
-/* Skip the suites that need a GPU when the implementation has none. */
+/* `path` made absolute without resolving symbolic links: a virtual
+ * environment's bin/python is a link to the base interpreter, and only the
+ * link's own place makes it use the environment's packages. */
+static char *absolute_unresolved(const char *path) {
+  if (path[0] == '/') return mxcts_xstrdup(path);
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd)) return mxcts_xstrdup(path);
+  return mxcts_xasprintf("%s/%s", cwd, path);
+}
+
+/* The interpreter named by --python / MXCTS_PYTHON as an absolute path: a
+ * name without a slash is looked up on PATH.  NULL, with *why set (caller
+ * frees), when there is none. */
+static char *find_python(const char *name, char **why) {
+  if (strchr(name, '/')) {
+    if (mxcts_is_executable(name)) return absolute_unresolved(name);
+    *why = mxcts_xasprintf("no Python interpreter: %s is not an executable file (--python or MXCTS_PYTHON)", name);
+    return NULL;
+  }
+  const char *path = getenv("PATH");
+  for (const char *d = path ? path : ""; *d;) {
+    size_t n = strcspn(d, ":");
+    char *cand = mxcts_xasprintf("%.*s/%s", (int)n, n ? d : ".", name);
+    if (mxcts_is_executable(cand)) {
+      char *abs = absolute_unresolved(cand);
+      free(cand);
+      return abs;
+    }
+    free(cand);
+    d += n + (d[n] == ':');
+  }
+  *why = mxcts_xasprintf("no Python interpreter: %s is not on PATH (give --python PATH or set MXCTS_PYTHON)", name);
+  return NULL;
+}
+
+/* The last non-empty line of a process' stderr (caller frees), or "". */
+static char *stderr_last_line(const char *dir) {
+  char *file = mxcts_xasprintf("%s/stderr.txt", dir);
+  char *tail = mxcts_file_tail(file, 400);
+  free(file);
+  if (!tail) return mxcts_xstrdup("");
+  size_t n = strlen(tail);
+  while (n && (tail[n - 1] == '\n' || tail[n - 1] == '\r' || tail[n - 1] == ' ')) tail[--n] = '\0';
+  char *nl = strrchr(tail, '\n');
+  char *line = mxcts_xstrdup(nl ? nl + 1 : tail);
+  free(tail);
+  return line;
+}
+
+/* How a preflight process ended, when not with status 0 (caller frees);
+ * NULL when it did. */
+static char *preflight_failure(const char *dir) {
+  struct mxcts_outcome o;
+  if (mxcts_outcome_load(dir, &o)) return mxcts_xstrdup(mxcts_last_error());
+  char *why = NULL, *line = stderr_last_line(dir);
+  if (o.how == MXCTS_EXIT_CODE && o.code != 0)
+    why = mxcts_xasprintf("exited with status %d%s%s", o.code, *line ? ": " : "", line);
+  else if (o.how == MXCTS_EXIT_SIGNAL)
+    why = mxcts_xasprintf("killed by %s%s%s", mxcts_signal_name(o.signal), *line ? ": " : "", line);
+  else if (o.how == MXCTS_EXIT_TIMEOUT)
+    why = mxcts_xasprintf("no answer within %gs", o.timeout_s);
+  else if (o.how != MXCTS_EXIT_CODE)
+    why = mxcts_xstrdup(o.detail ? o.detail : "could not be started");
+  free(line);
+  mxcts_outcome_free(&o);
+  return why;
+}
+
+/* Why the suites' Python workloads cannot run (caller frees), or NULL when
+ * they can: the interpreter is found and imports mxnet with the library
+ * under test (one process, OUT/preflight/python).  Resolves p->opt.python
+ * to an absolute path. */
+static char *python_unusable(struct mxcts_plan *p) {
+  char *why = NULL;
+  char *python = find_python(p->opt.python ? p->opt.python : "python3", &why);
+  if (!python) return why;
+  free(p->opt.python);
+  p->opt.python = python;
+  const char *argv[] = {python, "-c", "import mxnet", NULL};
+  char *dir = run_preflight(p, "python", argv, true);
+  char *failure = dir ? preflight_failure(dir) : mxcts_xstrdup(mxcts_last_error());
+  if (failure)
+    why = mxcts_xasprintf("%s cannot import mxnet with MXNET_LIBRARY_PATH=%s (%s)", python,
+                          p->opt.impl, failure);
+  free(failure);
+  free(dir);
+  return why;
+}
+
+/* Why suite si's Python probe script cannot run (caller frees), or NULL. */
+static char *python_script_missing(const struct mxcts_plan *p, size_t si) {
+  const struct mxcts_suite *s = &p->suites[si];
+  char *script = mxcts_xasprintf("%s/%s", p->opt.python_dir ? p->opt.python_dir : ".", s->python);
+  char *why = NULL;
+  if (!p->opt.python_dir || access(script, R_OK) != 0)
+    why = mxcts_xasprintf("the Python probe %s cannot be read (--python-dir)", script);
+  free(script);
+  return why;
+}
+
+/* Skip the suites that need a GPU when the implementation has none, and
+ * the suites with a Python workload when it cannot run (no interpreter, no
+ * mxnet package, no script), each with the reason. */
 static void check_requirements(struct mxcts_plan *p) {
   int gpus = -2; /* not asked yet */
+  char *no_python = NULL;
+  bool python_checked = false;
   for (size_t si = 0; si < p->nsuites; si++) {
+    if (p->skip_reason[si]) continue;
+    if (p->suites[si].python) {
+      if (!python_checked) no_python = python_unusable(p);
+      python_checked = true;
+      p->skip_reason[si] = no_python ? mxcts_xstrdup(no_python) : python_script_missing(p, si);
+    }
     if (p->skip_reason[si] || !p->suites[si].needs_gpu) continue;
     if (gpus == -2) gpus = ask_gpu_count(p);
     if (gpus == 0)
       p->skip_reason[si] = mxcts_xasprintf("needs a GPU; %s reports none (MXGetGPUCount: 0)",
                                            p->opt.impl_name ? p->opt.impl_name : p->opt.impl);
   }
+  free(no_python);
 }
 
 static int apply_options(struct mxcts_plan *p) {
@@ -407,7 +547,7 @@ static json_t *strv_json(const struct mxcts_strv *l) {
 
 static json_t *options_json(const struct mxcts_options *o) {
   return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i,"
-                   " s:f, s:f, s:f, s:o, s:o, s:o}",
+                   " s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o}",
                    "impl", str_or_null(o->impl), "impl_name", str_or_null(o->impl_name), "probe",
                    str_or_null(o->probe), "suites_dir", str_or_null(o->suites_dir), "suites",
                    strv_json(&o->suites), "assertions", strv_json(&o->assertions), "out",
@@ -418,7 +558,8 @@ static json_t *options_json(const struct mxcts_options *o) {
                    o->jobs, "grace_s", o->grace_s, "timeout_scale", o->timeout_scale,
                    "max_backoff_s", o->max_backoff_s,
                    "lock_file", str_or_null(o->lock_file), "pass_env", strv_json(&o->pass_env),
-                   "self", str_or_null(o->self));
+                   "self", str_or_null(o->self), "python", str_or_null(o->python),
+                   "python_dir", str_or_null(o->python_dir));
 }
 
 static json_t *job_json(const struct mxcts_plan *p, const struct mxcts_job *j) {

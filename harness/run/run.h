@@ -259,6 +259,9 @@ struct mxcts_options {
   char *lock_file;         /* host-wide lock against concurrent timed work */
   struct mxcts_strv pass_env;   /* extra variable names passed through */
   char *self;              /* absolute path of the mxcts executable */
+  char *python;            /* the interpreter of Python workloads: a path or a
+                              name looked up on PATH at planning */
+  char *python_dir;        /* where the suites' Python probe scripts are */
   bool keep_going;         /* --keep-going: run every round after a crash or timeout */
 };
 void mxcts_options_free(struct mxcts_options *o);

@@ -556,7 +556,7 @@ int mxcts_suite_select(struct mxcts_suite *s, const struct mxcts_strv *patterns)
 
 static const char *const suite_keys[] = {
     "format", "name", "description", "workload", "params", "profile_params", "configs", "rounds",
-    "batch", "max_rounds", "p0", "p1", "alpha", "beta", "margin", "max_contention", "timeout", "timed", "requires", "assertions", NULL};
+    "batch", "max_rounds", "p0", "p1", "alpha", "beta", "margin", "max_contention", "timeout", "timed", "requires", "python", "assertions", NULL};
 
 /* "requires": what the machine and implementation must have; "gpu" is the
  * only requirement so far. */
@@ -570,6 +570,15 @@ static int parse_requires(const struct mxcts_jloc *at, json_t *doc, struct mxcts
       rc = mxcts_jfail_key(at, "requires", "unknown requirement \"%s\" (known: gpu)", req.v[i]);
   }
   mxcts_strv_free(&req);
+  return rc;
+}
+
+/* "python": the file name of a Python probe script (the directory of the
+ * Python workloads holds it), run instead of mxcts-probe. */
+static int parse_python(const struct mxcts_jloc *at, json_t *doc, struct mxcts_suite *s) {
+  int rc = mxcts_jget_string(at, doc, "python", false, &s->python);
+  if (!rc && s->python && !mxcts_valid_id(s->python))
+    rc = mxcts_jfail_key(at, "python", "\"%s\" is not a plain file name", s->python);
   return rc;
 }
 
@@ -614,6 +623,7 @@ static int parse_header(const struct mxcts_jloc *at, json_t *doc, bool check_nam
   if (!rc) rc = mxcts_jget_double(at, doc, "timeout", false, 0.001, 86400, &s->timeout_s);
   if (!rc) rc = mxcts_jget_bool(at, doc, "timed", false, &s->timed);
   if (!rc) rc = parse_requires(at, doc, s);
+  if (!rc) rc = parse_python(at, doc, s);
   s->rounds = (int)rounds;
   s->batch = (int)batch;
   s->max_rounds = (int)max_rounds;
@@ -727,6 +737,7 @@ void mxcts_suite_free(struct mxcts_suite *s) {
   free(s->name);
   free(s->description);
   free(s->workload);
+  free(s->python);
   mxcts_kvs_free(&s->params);
   mxcts_kvs_free(&s->profile_params);
   for (size_t i = 0; i < s->nconfigs; i++) {

@@ -140,6 +140,8 @@ struct mxcts_suite {
   char *name;
   char *description;
   char *workload;
+  char *python;               /* NULL, or the Python probe script that runs the
+                                 workload instead of mxcts-probe ("python") */
   struct mxcts_kvs params;          /* probe --param for every process */
   struct mxcts_kvs profile_params;  /* on top of params for structure runs */
   struct mxcts_config *configs;

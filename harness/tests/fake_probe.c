@@ -39,6 +39,8 @@
  * The --impl file may begin with "fake-scale X": every timing is then
  * multiplied by X (two such files stand for a slower and a faster library
  * in `mxcts compare`'s tests); any other file is ignored.
+ * --probe PATH (what mxcts gives a Python probe script) is accepted and
+ * recorded as "fake_probe_arg", so fake_probe also stands in for one.
  * The result also records the process' whole environment ("fake_environ")
  * and its start and end times ("fake_start", "fake_end", CLOCK_REALTIME s).
  */
@@ -141,6 +143,8 @@ static void leave_trace(void) {
   fclose(f);
 }
 
+static const char *probe_arg; /* --probe, when given */
+
 static json_t *environ_json(void) {
   json_t *o = json_object();
   for (char **e = environ; *e; e++) {
@@ -190,6 +194,7 @@ static json_t *result(long seed, const char *workload, const char *profile, doub
     json_object_del(r, "timing");
   }
   json_object_set_new(r, "fake_environ", environ_json());
+  if (probe_arg) json_object_set_new(r, "fake_probe_arg", json_string(probe_arg));
   json_object_set_new(r, "fake_start", json_real(start));
   json_object_set_new(r, "fake_end", json_real(now_s()));
   return r;
@@ -217,7 +222,7 @@ int main(int argc, char **argv) {
       {"impl", required_argument, NULL, 'i'},  {"workload", required_argument, NULL, 'w'},
       {"param", required_argument, NULL, 'p'}, {"seed", required_argument, NULL, 's'},
       {"out", required_argument, NULL, 'o'},   {"profile", required_argument, NULL, 'P'},
-      {NULL, 0, NULL, 0}};
+      {"probe", required_argument, NULL, 'b'}, {NULL, 0, NULL, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     if (c == 'i') read_impl_scale(optarg);
@@ -225,6 +230,7 @@ int main(int argc, char **argv) {
     else if (c == 's') seed = atol(optarg);
     else if (c == 'o') out = optarg;
     else if (c == 'P') profile = optarg;
+    else if (c == 'b') probe_arg = optarg;
     else if (c == '?') return 2;
   }
   const char *mode = env_or("FAKE_MODE", "ok");

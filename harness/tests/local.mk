@@ -26,8 +26,10 @@ HARNESS_TESTS = \
 	harness/tests/test_probe \
 	harness/tests/test_probe_trace
 check_PROGRAMS += $(HARNESS_TESTS)
-TESTS += $(HARNESS_TESTS) harness/tests/test_cli.sh harness/tests/test_compare.sh
-EXTRA_DIST += harness/tests/test_cli.sh harness/tests/test_compare.sh harness/tests/tap_util.sh
+TESTS += $(HARNESS_TESTS) harness/tests/test_cli.sh harness/tests/test_compare.sh \
+	harness/tests/test_python.sh
+EXTRA_DIST += harness/tests/test_cli.sh harness/tests/test_compare.sh harness/tests/tap_util.sh \
+	harness/tests/test_python.sh harness/tests/fake_python.sh
 
 harness_tests_test_stats_SOURCES = harness/tests/test_stats.c
 harness_tests_test_stats_CPPFLAGS = $(HARNESS_TEST_CPPFLAGS)
@@ -69,7 +71,7 @@ harness_tests_test_probe_trace_LDADD = $(HARNESS_TEST_LIBS)
 
 # The harness tests alone.
 check-harness:
-	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$(HARNESS_TESTS) harness/tests/test_cli.sh harness/tests/test_compare.sh"
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$(HARNESS_TESTS) harness/tests/test_cli.sh harness/tests/test_compare.sh harness/tests/test_python.sh"
 
 .PHONY: check-harness
 
