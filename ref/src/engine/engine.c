@@ -116,8 +116,11 @@ int mxr_engine_create(const struct mxr_engine_opts *opts, mxr_engine **out) {
   if (!opts || !out) return mxr_set_error(MXR_EINVAL, "mxr_engine_create: NULL argument");
   int st = validate_opts(opts);
   if (st) return st;
-  mxr_engine *eng = calloc(1, sizeof *eng);
+  /* aligned: the hot counters' lines must be lines of their own */
+  mxr_engine *eng = aligned_alloc(MXR_CACHE_LINE, sizeof *eng);
   if (!eng) return mxr_set_error(MXR_ENOMEM, "engine: cannot allocate the engine");
+  memset(eng, 0, sizeof *eng);
+  atomic_flag_clear(&eng->opr_stash_busy);
   eng->opts = *opts;
   st = init_locks(eng);
   if (st) {
@@ -149,6 +152,8 @@ static void stop_all_pools(mxr_engine *eng) {
       drv->worker_stop(drv->user, &eng->naive_gpu_rctx[i]);
 }
 
+static void free_chain(struct opr *op);
+
 int mxr_engine_free(mxr_engine *eng) {
   if (!eng) return 0;
   int st = mxr_engine_wait_for_all(eng);
@@ -169,6 +174,8 @@ int mxr_engine_free(mxr_engine *eng) {
   mxr_mutex_destroy(&eng->errors_mu);
   mxr_mutex_destroy(&eng->vars_mu);
   mxr_mutex_destroy(&eng->naive_gpu_mu);
+  free_chain(eng->opr_stash);
+  free_chain(atomic_load(&eng->free_oprs));
   free(eng);
   if (st) mxr_set_error(st, "%s", msg);
   return st;
@@ -258,11 +265,26 @@ static int cmp_ptr(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+static int duplicate_error(const struct mxr_push *req) {
+  return mxr_set_error(MXR_EINVAL, "push of '%s': a var appears twice in its read/write sets",
+                       req->name ? req->name : "op");
+}
+
 /* MXNet rejects a var named twice (within or across the sets): the op would
- * wait for itself. */
+ * wait for itself.  Most ops name a handful of vars: those are compared
+ * pairwise, which costs less than sorting them. */
 static int check_duplicates(const struct mxr_push *req) {
   int n = req->num_const + req->num_mutable;
   if (n < 2) return 0;
+  if (n <= 8) {
+    mxr_var *all[8];
+    for (int i = 0; i < req->num_const; i++) all[i] = req->const_vars[i];
+    for (int i = 0; i < req->num_mutable; i++) all[req->num_const + i] = req->mutable_vars[i];
+    for (int i = 1; i < n; i++)
+      for (int j = 0; j < i; j++)
+        if (all[i] == all[j]) return duplicate_error(req);
+    return 0;
+  }
   mxr_var *small[32];
   mxr_var **all = n <= 32 ? small : malloc((size_t)n * sizeof *all);
   if (!all) return mxr_set_error(MXR_ENOMEM, "push: out of memory checking %d vars", n);
@@ -271,9 +293,7 @@ static int check_duplicates(const struct mxr_push *req) {
   qsort(all, (size_t)n, sizeof *all, cmp_ptr);
   int st = 0;
   for (int i = 1; i < n && !st; i++)
-    if (all[i] == all[i - 1])
-      st = mxr_set_error(MXR_EINVAL, "push of '%s': a var appears twice in its read/write sets",
-                         req->name ? req->name : "op");
+    if (all[i] == all[i - 1]) st = duplicate_error(req);
   if (all != small) free(all);
   return st;
 }
@@ -390,9 +410,47 @@ struct naive_wait {
 
 static void dispatch(struct opr *op, bool on_pusher);
 
+/* Push a small block onto the engine's recycled ones, or free it. */
 static void free_opr(struct opr *op) {
   mxr__error_release(op->err);
-  free(op);
+  mxr_engine *eng = op->eng;
+  if (!MXR_OPR_RECYCLE || op->num_const + op->num_mutable > MXR_OPR_SMALL_VARS) {
+    free(op);
+    return;
+  }
+  struct opr *head = atomic_load_explicit(&eng->free_oprs, memory_order_relaxed);
+  do {
+    /* head's depth may be stale when head was taken meanwhile: the bound is
+     * approximate, and the exchange below fails then anyway */
+    int depth = head ? atomic_load_explicit(&head->free_depth, memory_order_relaxed) : 0;
+    if (depth >= MXR_OPR_RECYCLED_MAX) {
+      free(op);
+      return;
+    }
+    op->next_free = head;
+    atomic_store_explicit(&op->free_depth, depth + 1, memory_order_relaxed);
+  } while (!atomic_compare_exchange_weak_explicit(&eng->free_oprs, &head, op, memory_order_release,
+                                                  memory_order_relaxed));
+}
+
+/* A recycled block, or NULL: from the stash, refilled with every block
+ * completions gave back since the last refill. */
+static struct opr *take_recycled(mxr_engine *eng) {
+  if (atomic_flag_test_and_set_explicit(&eng->opr_stash_busy, memory_order_acquire)) return NULL;
+  if (!eng->opr_stash)
+    eng->opr_stash = atomic_exchange_explicit(&eng->free_oprs, NULL, memory_order_acquire);
+  struct opr *op = eng->opr_stash;
+  if (op) eng->opr_stash = op->next_free;
+  atomic_flag_clear_explicit(&eng->opr_stash_busy, memory_order_release);
+  return op;
+}
+
+static void free_chain(struct opr *op) {
+  while (op) {
+    struct opr *next = op->next_free;
+    free(op);
+    op = next;
+  }
 }
 
 /* The op is done: release its vars (dispatching what that grants), attach
@@ -492,10 +550,14 @@ static void dispatch(struct opr *op, bool on_pusher) {
 
 /* ------------------------------------------------------------------ push */
 
-static struct opr *alloc_opr(const struct mxr_push *r) {
+static struct opr *alloc_opr(mxr_engine *eng, const struct mxr_push *r) {
   int n = r->num_const + r->num_mutable;
-  size_t bytes = sizeof(struct opr) + (size_t)n * (sizeof(mxr_var *) + sizeof(struct dep_link));
-  struct opr *op = malloc(bytes);
+  bool small = n <= MXR_OPR_SMALL_VARS;
+  struct opr *op = small ? take_recycled(eng) : NULL;
+  if (!op) {
+    int slots = small ? MXR_OPR_SMALL_VARS : n;
+    op = malloc(sizeof(struct opr) + (size_t)slots * (sizeof(mxr_var *) + sizeof(struct dep_link)));
+  }
   if (!op) return NULL;
   op->vars = (mxr_var **)(op + 1);
   op->links = (struct dep_link *)(op->vars + n);
@@ -534,7 +596,7 @@ int mxr__engine_push_now(mxr_engine *eng, const struct mxr_push *req, bool is_wa
   if (MXR_MUTANT("naive-bulks") && eng->opts.type == MXR_ENGINE_NAIVE) return naive_push(eng, req);
   struct pool *pool = NULL;
   int st = is_wait_marker ? 0 : choose_pool(eng, req, &pool);
-  struct opr *op = st ? NULL : alloc_opr(req);
+  struct opr *op = st ? NULL : alloc_opr(eng, req);
   if (!op) {
     if (!st) st = mxr_set_error(MXR_ENOMEM, "push of '%s': out of memory", req->name ? req->name : "op");
     if (req->param_free) req->param_free(req->param);

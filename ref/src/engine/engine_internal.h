@@ -102,8 +102,30 @@ struct opr {
   bool hooked;           /* op_begin was called: op_end is due */
   uint64_t hook_cookie;  /* what op_begin returned */
   struct mxr_completion done;
+  struct opr *next_free;      /* in the engine's recycled blocks (engine.c) */
+  atomic_int free_depth;      /* blocks from here to the bottom of that stack */
   /* trailing storage: vars[] then links[] */
 };
+
+/* Op blocks for at most this many vars are recycled rather than freed: the
+ * thread that completes an op is seldom the one that pushes the next, and
+ * the C library's allocator serves such a hand-over through a lock that
+ * both threads then take for every op. */
+#define MXR_OPR_SMALL_VARS 4
+/* Not under AddressSanitizer: it must see every block freed, to catch a
+ * use after free. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MXR_OPR_RECYCLE 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MXR_OPR_RECYCLE 0
+#endif
+#endif
+#ifndef MXR_OPR_RECYCLE
+#define MXR_OPR_RECYCLE 1
+#endif
+/* At most this many blocks wait for reuse; beyond it they are freed. */
+#define MXR_OPR_RECYCLED_MAX 4096
 
 /* Dependency tracking (var.c). */
 int mxr__var_create(struct mxr_engine *eng, mxr_var **out);
@@ -151,13 +173,16 @@ void mxr__pool_stop(struct pool *p);
 
 /* Engine. */
 
+/* A cache line: counters written by pushing threads and by workers are kept
+ * on lines of their own, so that one side's writes do not evict what the
+ * other side only reads. */
+#define MXR_CACHE_LINE 64
+
 struct mxr_engine {
   struct mxr_engine_opts opts;
-  atomic_int pending;          /* pushed, not completed */
   pthread_mutex_t finished_mu; /* with finished_cv: wait-for-all */
   pthread_cond_t finished_cv;
   int all_waiters;
-  atomic_uint_fast64_t seq;
 
   pthread_mutex_t pools_mu;    /* pool creation */
   _Atomic(struct pool *) cpu_pools[MXR_MAX_DEVICES];
@@ -184,9 +209,23 @@ struct mxr_engine {
   struct mxr_engine_hooks hooks; /* written before has_hooks is set (release) */
   atomic_bool has_hooks;
 
-  atomic_uint_fast64_t ops_pushed, ops_run, ops_skipped, ops_bulked, bulks_pushed;
   atomic_int_fast64_t vars_live;
   atomic_int pools_started, threads_started;
+
+  /* Recycled op blocks: completions push onto free_oprs (a lock-free
+   * stack); a pushing thread takes one from opr_stash, refilled with the
+   * whole stack when empty, under opr_stash_busy (a try-lock: a pusher that
+   * finds it held allocates instead). */
+  _Alignas(MXR_CACHE_LINE) _Atomic(struct opr *) free_oprs;
+  _Alignas(MXR_CACHE_LINE) atomic_flag opr_stash_busy;
+  struct opr *opr_stash;
+  /* Written by every push and every completion. */
+  _Alignas(MXR_CACHE_LINE) atomic_int pending; /* pushed, not completed */
+  /* Written by pushing threads. */
+  _Alignas(MXR_CACHE_LINE) atomic_uint_fast64_t seq;
+  atomic_uint_fast64_t ops_pushed, ops_bulked, bulks_pushed;
+  /* Written by workers. */
+  _Alignas(MXR_CACHE_LINE) atomic_uint_fast64_t ops_run, ops_skipped;
 };
 
 /* Run a dispatched op on the calling thread (engine.c). */

@@ -38,11 +38,27 @@ static void free_call(void *param) {
   struct invoke_call *c = param;
   for (int i = 0; i < c->nin + c->nout + c->naux; i++) mxr_ndarray_free(c->arrays[i]);
   mxr_op_params_free(c->params);
-  free(c->arrays);
-  free(c->tensors);
-  free(c->req);
   free(c->workspace);
-  free(c);
+  free(c); /* arrays, tensors and req live in the same block */
+}
+
+/* One block for the call and its three lists: one allocation per invoke. */
+static struct invoke_call *new_call(int nin, int nout, int naux) {
+  size_t n = (size_t)(nin + nout + naux);
+  size_t tensors_at = sizeof(struct invoke_call) + n * sizeof(mxr_ndarray *);
+  tensors_at = (tensors_at + _Alignof(struct mxr_tensor) - 1) / _Alignof(struct mxr_tensor) *
+               _Alignof(struct mxr_tensor);
+  size_t req_at = tensors_at + n * sizeof(struct mxr_tensor);
+  char *block = calloc(1, req_at + (size_t)nout * sizeof(int));
+  if (!block) return NULL;
+  struct invoke_call *c = (struct invoke_call *)(void *)block;
+  c->arrays = (mxr_ndarray **)(void *)(block + sizeof *c);
+  c->tensors = (struct mxr_tensor *)(void *)(block + tensors_at);
+  c->req = (int *)(void *)(block + req_at);
+  c->nin = nin;
+  c->nout = nout;
+  c->naux = naux;
+  return c;
 }
 
 static int run_call(const struct mxr_run_ctx *rctx, void *param) {
@@ -55,13 +71,8 @@ static int run_call(const struct mxr_run_ctx *rctx, void *param) {
                                           c->req, out, c->nout, aux, c->naux);
 }
 
-static int fill_call(struct invoke_call *c, int nin, mxr_ndarray *const *in, int nout,
-                     mxr_ndarray *const *out, const int *req, int naux, mxr_ndarray *const *aux) {
-  int n = nin + nout + naux;
-  c->arrays = calloc((size_t)n + 1, sizeof *c->arrays);
-  c->tensors = calloc((size_t)n + 1, sizeof *c->tensors);
-  c->req = calloc((size_t)nout + 1, sizeof *c->req);
-  if (!c->arrays || !c->tensors || !c->req) return oom();
+static void fill_call(struct invoke_call *c, int nin, mxr_ndarray *const *in, int nout,
+                      mxr_ndarray *const *out, const int *req, int naux, mxr_ndarray *const *aux) {
   mxr_ndarray *const *lists[3] = {in, out, aux};
   int counts[3] = {nin, nout, naux}, k = 0;
   for (int l = 0; l < 3; l++)
@@ -71,7 +82,6 @@ static int fill_call(struct invoke_call *c, int nin, mxr_ndarray *const *in, int
       c->tensors[k] = (struct mxr_tensor){mxr_ndarray_data(a), shape_of(a), mxr_ndarray_dtype(a)};
     }
   for (int i = 0; i < nout; i++) c->req[i] = req[i];
-  return 0;
 }
 
 /* Var sets: reads = inputs; writes = outputs, aux, mutated inputs. */
@@ -109,17 +119,14 @@ int mxr__imperative_push(const mxr_op *op, mxr_op_params *params, int nin, mxr_n
   mxr_engine *eng;
   rc = mxr_engine_default(&eng);
   if (rc) return rc;
-  struct invoke_call *c = calloc(1, sizeof *c);
+  struct invoke_call *c = new_call(nin, nout, naux);
   if (!c) return oom();
   c->op = op;
   c->params = mxr_op_params_retain(params);
-  c->nin = nin;
-  c->nout = nout;
-  c->naux = naux;
   c->is_train = is_train;
   c->seed = mxr__random_next_call_seed();
-  rc = fill_call(c, nin, in, nout, out, req, naux, aux);
-  if (!rc) rc = mxr__op_check_dtypes(op, c->tensors, nin + nout + naux, op->name);
+  fill_call(c, nin, in, nout, out, req, naux, aux);
+  rc = mxr__op_check_dtypes(op, c->tensors, nin + nout + naux, op->name);
   /* CPU scratch only: GPU kernels use their worker's device scratch. */
   if (!rc && op->workspace_bytes && mxr_context_is_cpu(ctx)) {
     struct mxr_shape shapes[MAX_ARRAYS];
