@@ -22,6 +22,7 @@ static const char *const cachedop[] = {BASE, NDARRAY, SYMBOL, AUTOGRAD, "MXCreat
 static const char *const imperative[] = {BASE, NDARRAY, "NNGetOpHandle", "MXImperativeInvokeEx",
                                          "MXEngineSetBulkSize", NULL};
 static const char *const engine[] = {BASE, NDARRAY, "MXEnginePushSyncND", NULL};
+static const char *const dispatch[] = {BASE, NDARRAY, "MXEnginePushSyncND", "MXEngineSetBulkSize", NULL};
 static const char *const async_dot[] = {BASE, NDARRAY, "NNGetOpHandle", "MXImperativeInvokeEx", NULL};
 static const char *const numerics[] = {BASE, NDARRAY, AUTOGRAD, "NNGetOpHandle", "MXImperativeInvokeEx",
                                        "MXListAllOpNames", "MXNDArrayGetShapeEx|MXNDArrayGetShape", NULL};
@@ -42,7 +43,8 @@ static const struct {
 } table[] = {
     {"symbolic_flip_chain", symbolic}, {"inference_flip_chain", symbolic},
     {"cachedop_flip_chain", cachedop}, {"imperative_flips", imperative},
-    {"engine_random", engine},         {"async_dot", async_dot},
+    {"engine_random", engine},         {"engine_dispatch", dispatch},
+    {"async_dot", async_dot},
     {"numerics", numerics},            {"parity", numerics},
     {"profiler_autostart", autostart}, {"knobs", knobs},
     {"gpu_count", gpu_count},          {"network_inference", network},

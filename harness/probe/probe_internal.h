@@ -168,6 +168,7 @@ int mxcts__probe_cachedop_flip_chain(struct probe *p);
 int mxcts__probe_imperative_flips(struct probe *p);
 int mxcts__probe_inference_flip_chain(struct probe *p);
 int mxcts__probe_engine_random(struct probe *p);
+int mxcts__probe_engine_dispatch(struct probe *p);
 int mxcts__probe_async_dot(struct probe *p);
 int mxcts__probe_numerics(struct probe *p);
 int mxcts__probe_parity(struct probe *p); /* cpu(0) against gpu(0), same cases */
