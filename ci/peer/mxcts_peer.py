@@ -5,7 +5,9 @@ object per test:
     {"file": "test_engine.py", "test": "test_bulk", "outcome": "passed",
      "lacks": "operator sin"}
 
-outcome is passed, failed or skipped; "lacks" is set for a failed test
+outcome is passed, failed or skipped (the last try's, for a test run with
+pytest-rerunfailures' --reruns; "reruns" counts the failed tries before
+it); "lacks" is set for a failed test
 whose failure says what libmxref does not implement (its message "X is not
 implemented by libmxref"), so that those tests are counted apart, from the
 library's own words rather than from a list kept by hand.
@@ -65,7 +67,10 @@ class Recorder:
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report):
-        if report.failed:
+        if report.outcome == "rerun":  # pytest-rerunfailures: a failed try, tried again
+            item = self.results.setdefault(report.nodeid, {"outcome": "passed", "lacks": None})
+            item["reruns"] = item.get("reruns", 0) + 1
+        elif report.failed:
             self._record(report, "failed")
         elif report.skipped:
             self._record(report, "skipped")
@@ -83,7 +88,8 @@ class Recorder:
             for nodeid, item in self.results.items():
                 path, _, test = nodeid.partition("::")
                 f.write(json.dumps({"file": os.path.basename(path), "test": test or "(collection)",
-                                    "outcome": item["outcome"], "lacks": item["lacks"]}) + "\n")
+                                    "outcome": item["outcome"], "lacks": item["lacks"],
+                                    "reruns": item.get("reruns", 0)}) + "\n")
 
 
 def pytest_collection_modifyitems(session, config, items):

@@ -12,7 +12,8 @@ and fails on libmxref without lacking anything: a libmxref bug unless the
 expectations file lists it ("file::test  reason"), and every expectation
 that no longer fails.  Exit status 1 when there is such an unexpected
 failure, else 0.  A results file that is missing (a library not run)
-leaves its columns empty.
+leaves its columns empty.  A test tried again (pytest-rerunfailures) is
+listed with its failed tries.
 """
 import collections
 import json
@@ -85,6 +86,12 @@ def main():
             bugs.append(key)
         if not bug and key in expected and r["outcome"] == "passed":
             stale.append(key)
+    for name, results in (("libmxref", ours), ("MXNet 1.9.1", theirs)):
+        for key, r in sorted(results.items()):
+            if r.get("reruns"):
+                print("%s %s::%s: %s after %d failed %s" % (
+                    name, key[0], key[1], r["outcome"], r["reruns"],
+                    "try" if r["reruns"] == 1 else "tries"))
     for key in sorted(expected):
         if key in ours and ours[key]["outcome"] == "failed" and not ours[key].get("lacks"):
             print("expected failure: %s::%s (%s)" % (key[0], key[1], expected[key]))
