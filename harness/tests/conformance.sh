@@ -12,19 +12,6 @@ expectations="$srcdir/suites/expectations/libmxref.txt"
 if [ -n "${MXCTS_SANITIZERS:-}" ]; then
   expectations="$srcdir/harness/tests/sanitized-expectations.txt"
 fi
-# The interpreter of Python workloads: $MXCTS_PYTHON when set (mxcts reads
-# it), else the environment `make check-peer` made in this build tree; with
-# neither, or without mxnet in it, those suites are skipped with the reason.
-set --
-if [ -z "${MXCTS_PYTHON:-}" ] && [ -x peer-venv/bin/python ]; then
-  set -- --python "$PWD/peer-venv/bin/python"
-fi
-# Exit status 3 (no failure, some orderings inconclusive) is not a failure:
-# the TAP stream shows those assertions as skips ("inconclusive"), never as
-# passes.
-./harness/mxcts run --impl ref/.libs/libmxref.so --impl-name libmxref \
-  --probe ./harness/mxcts-probe --suites "$srcdir/suites" --out "$out" \
-  --expectations "$expectations" --no-progress --tap - "$@"
-rc=$?
-if [ "$rc" -eq 3 ]; then rc=0; fi
-exit "$rc"
+# shellcheck source=harness/tests/conformance_util.sh
+. "$srcdir/harness/tests/conformance_util.sh"
+run_conformance ref/.libs/libmxref.so libmxref "$out" "$expectations"

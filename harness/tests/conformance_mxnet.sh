@@ -28,19 +28,7 @@ rm -rf "$out"
 LD_LIBRARY_PATH="$dir/mxnet${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 MXNET_SUBGRAPH_VERBOSE=0
 export LD_LIBRARY_PATH MXNET_SUBGRAPH_VERBOSE
-# The interpreter of Python workloads: $MXCTS_PYTHON when set (mxcts reads
-# it), else the environment `make check-peer` made in this build tree; with
-# neither, or without mxnet in it, those suites are skipped with the reason.
-set --
-if [ -z "${MXCTS_PYTHON:-}" ] && [ -x peer-venv/bin/python ]; then
-  set -- --python "$PWD/peer-venv/bin/python"
-fi
-# Exit status 3 (no failure, some orderings inconclusive) is not a failure:
-# the TAP stream shows those assertions as skips ("inconclusive").
-./harness/mxcts run --impl "$lib" --impl-name mxnet-1.9.1 \
-  --probe ./harness/mxcts-probe --suites "$srcdir/suites" --out "$out" \
-  --expectations "$srcdir/suites/expectations/mxnet-1.9.1.txt" --no-progress --tap - \
-  --pass-env MXNET_SUBGRAPH_VERBOSE "$@"
-rc=$?
-if [ "$rc" -eq 3 ]; then rc=0; fi
-exit "$rc"
+# shellcheck source=harness/tests/conformance_util.sh
+. "$srcdir/harness/tests/conformance_util.sh"
+run_conformance "$lib" mxnet-1.9.1 "$out" "$srcdir/suites/expectations/mxnet-1.9.1.txt" \
+  --pass-env MXNET_SUBGRAPH_VERBOSE

@@ -179,7 +179,8 @@ EXTRA_DIST += harness/tests/fuzz_suite.c harness/tests/fuzz_result.c \
 # work, so it starts only after every other test has finished, also under
 # `make -j` (automake runs test logs as make targets; this orders them).
 TESTS += harness/tests/conformance.sh
-EXTRA_DIST += harness/tests/conformance.sh harness/tests/sanitized-expectations.txt suites
+EXTRA_DIST += harness/tests/conformance.sh harness/tests/conformance_util.sh \
+	harness/tests/sanitized-expectations.txt suites
 # (A script's log is NAME.sh.log, .sh not being in TEST_EXTENSIONS.  The
 # target is named through a variable: automake owns the rule of a test's log,
 # and would replace one that names it literally, prerequisites and all.)

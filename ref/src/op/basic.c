@@ -418,53 +418,27 @@ static int full_forward_gpu(MXR_FCOMPUTE_PARAMS) {
 
 #define INIT_DTYPES ((1u << MXR_FLOAT32) | (1u << MXR_FLOAT64) | (1u << MXR_INT32) | (1u << MXR_INT64))
 
-static const struct mxr_op op_zeros = {
-    .name = "_zeros",
-    .aliases = {NULL},
-    .fields = init_fields,
-    .num_fields = 3,
-    .params_size = sizeof(struct init_params),
-    .check = init_check,
-    .nin = 0,
-    .nout = 1,
-    .infer_shape = init_shape,
-    .infer_type = init_type,
-    .dtypes = INIT_DTYPES,
-    .forward_cpu = zeros_forward,
-    .forward_gpu = MXR_GPU_FORWARD(zeros_forward_gpu),
-};
+/* The three fillers differ in name, parameters and kernels only. */
+#define INIT_OP(NAME, FIELDS, NFIELDS, PARAMS, FWD)                                   \
+  {                                                                                  \
+      .name = NAME,                                                                  \
+      .aliases = {NULL},                                                             \
+      .fields = FIELDS,                                                              \
+      .num_fields = NFIELDS,                                                         \
+      .params_size = sizeof(struct PARAMS),                                          \
+      .check = init_check,                                                           \
+      .nin = 0,                                                                      \
+      .nout = 1,                                                                     \
+      .infer_shape = init_shape,                                                     \
+      .infer_type = init_type,                                                       \
+      .dtypes = INIT_DTYPES,                                                         \
+      .forward_cpu = FWD,                                                            \
+      .forward_gpu = MXR_GPU_FORWARD(FWD##_gpu),                                     \
+  }
 
-static const struct mxr_op op_full = {
-    .name = "_full",
-    .aliases = {NULL},
-    .fields = full_fields,
-    .num_fields = 4,
-    .params_size = sizeof(struct full_params),
-    .check = init_check,
-    .nin = 0,
-    .nout = 1,
-    .infer_shape = init_shape,
-    .infer_type = init_type,
-    .dtypes = INIT_DTYPES,
-    .forward_cpu = full_forward,
-    .forward_gpu = MXR_GPU_FORWARD(full_forward_gpu),
-};
-
-static const struct mxr_op op_ones = {
-    .name = "_ones",
-    .aliases = {NULL},
-    .fields = init_fields,
-    .num_fields = 3,
-    .params_size = sizeof(struct init_params),
-    .check = init_check,
-    .nin = 0,
-    .nout = 1,
-    .infer_shape = init_shape,
-    .infer_type = init_type,
-    .dtypes = INIT_DTYPES,
-    .forward_cpu = ones_forward,
-    .forward_gpu = MXR_GPU_FORWARD(ones_forward_gpu),
-};
+static const struct mxr_op op_zeros = INIT_OP("_zeros", init_fields, 3, init_params, zeros_forward);
+static const struct mxr_op op_full = INIT_OP("_full", full_fields, 4, full_params, full_forward);
+static const struct mxr_op op_ones = INIT_OP("_ones", init_fields, 3, init_params, ones_forward);
 
 /* ---------------------------------------------------- add_n, zeros_like */
 
@@ -545,27 +519,21 @@ static const struct mxr_op op_add_n = {
     .num_inplace = 1,
 };
 
-static const struct mxr_op op_zeros_like = {
-    .name = "zeros_like",
-    .aliases = {NULL},
-    .nin = 1,
-    .nout = 1,
-    .input_names = data_input,
-    .dtypes = INIT_DTYPES,
-    .forward_cpu = zeros_forward,
-    .forward_gpu = MXR_GPU_FORWARD(zeros_forward_gpu),
-};
+/* zeros_like and ones_like: the fillers' kernels, shaped by their input. */
+#define FILL_LIKE_OP(NAME, FWD)                                                       \
+  {                                                                                  \
+      .name = NAME,                                                                  \
+      .aliases = {NULL},                                                             \
+      .nin = 1,                                                                      \
+      .nout = 1,                                                                     \
+      .input_names = data_input,                                                     \
+      .dtypes = INIT_DTYPES,                                                         \
+      .forward_cpu = FWD,                                                            \
+      .forward_gpu = MXR_GPU_FORWARD(FWD##_gpu),                                     \
+  }
 
-static const struct mxr_op op_ones_like = {
-    .name = "ones_like",
-    .aliases = {NULL},
-    .nin = 1,
-    .nout = 1,
-    .input_names = data_input,
-    .dtypes = INIT_DTYPES,
-    .forward_cpu = ones_forward,
-    .forward_gpu = MXR_GPU_FORWARD(ones_forward_gpu),
-};
+static const struct mxr_op op_zeros_like = FILL_LIKE_OP("zeros_like", zeros_forward);
+static const struct mxr_op op_ones_like = FILL_LIKE_OP("ones_like", ones_forward);
 
 /* _identity_with_attr_like_rhs: lhs, unchanged; rhs only lends its shape.
  * MXNet's gradient pass wraps every head gradient in one, so a backward
