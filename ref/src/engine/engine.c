@@ -418,7 +418,8 @@ static void free_opr(struct opr *op) {
     free(op);
     return;
   }
-  struct opr *head = atomic_load_explicit(&eng->free_oprs, memory_order_relaxed);
+  /* acquire: head's fields were written by the thread that pushed it */
+  struct opr *head = atomic_load_explicit(&eng->free_oprs, memory_order_acquire);
   do {
     /* head's depth may be stale when head was taken meanwhile: the bound is
      * approximate, and the exchange below fails then anyway */
@@ -429,8 +430,8 @@ static void free_opr(struct opr *op) {
     }
     op->next_free = head;
     atomic_store_explicit(&op->free_depth, depth + 1, memory_order_relaxed);
-  } while (!atomic_compare_exchange_weak_explicit(&eng->free_oprs, &head, op, memory_order_release,
-                                                  memory_order_relaxed));
+  } while (!atomic_compare_exchange_weak_explicit(&eng->free_oprs, &head, op, memory_order_acq_rel,
+                                                  memory_order_acquire));
 }
 
 /* A recycled block, or NULL: from the stash, refilled with every block
