@@ -89,9 +89,9 @@ def main():
     for name, results in (("libmxref", ours), ("MXNet 1.9.1", theirs)):
         for key, r in sorted(results.items()):
             if r.get("reruns"):
-                print("%s %s::%s: %s after %d failed %s" % (
+                print("%s %s::%s: %s, tried again %d %s" % (
                     name, key[0], key[1], r["outcome"], r["reruns"],
-                    "try" if r["reruns"] == 1 else "tries"))
+                    "time" if r["reruns"] == 1 else "times"))
     for key in sorted(expected):
         if key in ours and ours[key]["outcome"] == "failed" and not ours[key].get("lacks"):
             print("expected failure: %s::%s (%s)" % (key[0], key[1], expected[key]))
