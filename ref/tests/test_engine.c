@@ -160,6 +160,49 @@ static int slow_write_fn(const struct mxr_run_ctx *rctx, void *p) {
   return 0;
 }
 
+static int count_run(const struct mxr_run_ctx *rctx, void *p) {
+  (void)rctx;
+  atomic_fetch_add((atomic_int *)p, 1);
+  return 0;
+}
+
+/* Push `n` ops that read `gate`: most write one var (their blocks are
+ * recycled), every 50th writes five (theirs are not). */
+static void push_burst(mxr_engine *eng, mxr_var *gate, mxr_var **vars, int nvars, int n,
+                       atomic_int *ran) {
+  for (int k = 0; k < n; k++) {
+    mxr_var *writes[5];
+    int nw = k % 50 == 0 ? 5 : 1;
+    for (int w = 0; w < nw; w++) writes[w] = vars[(k + w) % nvars];
+    ck_assert_int_eq(mxr_engine_push_sync(eng, count_run, ran, NULL, mxr_cpu(0), &gate, 1, writes,
+                                          nw, "burst"),
+                     0);
+  }
+}
+
+/* Thousands of ops held behind one slow write complete at once, more than
+ * the engine keeps for reuse; then as many again reuse what it kept.  Every
+ * op runs exactly once. */
+START_TEST(test_burst_of_ops_behind_one_write) {
+  enum { N = 6000, NVARS = 64 };
+  mxr_engine *eng = tu_engine(_i);
+  mxr_var *gate, *vars[NVARS];
+  ck_assert_int_eq(mxr_engine_new_var(eng, &gate), 0);
+  for (int v = 0; v < NVARS; v++) ck_assert_int_eq(mxr_engine_new_var(eng, &vars[v]), 0);
+  atomic_int ran = 0, gate_value = 0;
+  for (int round = 1; round <= 2; round++) {
+    struct slow_write w = {&gate_value, round, 20};
+    ck_assert_int_eq(mxr_engine_push_sync(eng, slow_write_fn, &w, NULL, mxr_cpu(0), NULL, 0, &gate,
+                                          1, "gate"),
+                     0);
+    push_burst(eng, gate, vars, NVARS, N, &ran);
+    ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+    ck_assert_int_eq(atomic_load(&ran), round * N);
+  }
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
 struct observe {
   atomic_int *value;
   int seen;
@@ -916,6 +959,7 @@ static Suite *engine_suite(void) {
   tcase_add_loop_test(each, test_create_each_type, 0, n);
   tcase_add_loop_test(each, test_push_validation, 0, n);
   tcase_add_loop_test(each, test_writes_in_push_order, 0, n);
+  tcase_add_loop_test(each, test_burst_of_ops_behind_one_write, 0, n);
   tcase_add_loop_test(each, test_read_waits_for_earlier_write, 0, n);
   tcase_add_loop_test(each, test_write_waits_for_earlier_read, 0, n);
   tcase_add_loop_test(each, test_error_skips_readers_and_surfaces_at_wait, 0, n);
