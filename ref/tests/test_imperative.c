@@ -381,17 +381,19 @@ START_TEST(test_cached_op_kept_outputs_stay) {
   ck_assert_msg(mxr_cached_op_invoke(cop, 1, &X, &n, first) == 0, "%s", mxr_last_error());
   n = 0;
   ck_assert_msg(mxr_cached_op_invoke(cop, 1, &X2, &n, second) == 0, "%s", mxr_last_error());
-  ck_assert_ptr_ne(first[0], second[0]);
+  /* the caller's arrays are views of the plan's; one still held is
+   * renewed, so the next call writes elsewhere */
+  ck_assert_ptr_ne(mxr_ndarray_data(first[0]), mxr_ndarray_data(second[0]));
   read_vec(first[0], y);
   for (int i = 0; i < LEN; i++) ck_assert_float_eq(y[i], x[LEN - 1 - i]);
   read_vec(second[0], y);
   for (int i = 0; i < LEN; i++) ck_assert_float_eq(y[i], x2[LEN - 1 - i]);
   /* an output freed before the next call is the plan's to reuse */
-  mxr_ndarray *reused = second[0];
+  const void *reused = mxr_ndarray_data(second[0]);
   mxr_ndarray_free(second[0]);
   n = 0;
   ck_assert_msg(mxr_cached_op_invoke(cop, 1, &X, &n, third) == 0, "%s", mxr_last_error());
-  ck_assert_ptr_eq(third[0], reused);
+  ck_assert_ptr_eq(mxr_ndarray_data(third[0]), reused);
   read_vec(first[0], y);
   for (int i = 0; i < LEN; i++) ck_assert_float_eq(y[i], x[LEN - 1 - i]);
   mxr_ndarray_free(first[0]);

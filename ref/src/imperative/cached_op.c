@@ -244,9 +244,19 @@ int mxr_cached_op_invoke(mxr_cached_op *c, int num_inputs, mxr_ndarray *const *i
     }
     return rc;
   }
-  for (int k = 0; k < n; k++) outputs[k] = mxr_ndarray_retain(outs[k]);
+  /* The caller gets views of the plan's outputs, not the plan's own
+   * objects: autograd tags the arrays it records, and a tag on the plan's
+   * own would make a cycle (plan -> output -> its record -> this cached op
+   * -> plan) that no free could break. */
+  for (int k = 0; k < n && !rc; k++) {
+    rc = mxr_ndarray_view(outs[k], 0, mxr_ndarray_shape(outs[k]), mxr_ndarray_ndim(outs[k]),
+                          &outputs[k]);
+    if (rc)
+      for (int j = 0; j < k; j++) mxr_ndarray_free(outputs[j]);
+  }
+  if (rc) return rc;
   *num_outputs = n;
-  if (recording) rc = mxr__autograd_record_cached(c, st, num_inputs, inputs, n, outs);
+  if (recording) rc = mxr__autograd_record_cached(c, st, num_inputs, inputs, n, outputs);
   return rc;
 }
 
