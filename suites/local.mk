@@ -11,6 +11,7 @@ dist_suites_DATA = \
 	suites/bulking-imperative.json \
 	suites/bulking-inference.json \
 	suites/bulking-symbolic.json \
+	suites/engine-dispatch.json \
 	suites/engine.json \
 	suites/gpu-async.json \
 	suites/gpu-bulking-cachedop.json \
