@@ -1,4 +1,5 @@
 /* The worker pools' queue (workqueue.h). */
+#include <sched.h>
 #include <stdlib.h>
 
 #include "common/threads.h"
@@ -124,7 +125,10 @@ static struct opr *take_locked(struct workqueue *q) {
 }
 
 /* Spin until the queue looks non-empty or SPIN_NS pass.  Only one worker of
- * the queue spins; the others go straight to sleep. */
+ * the queue spins; the others go straight to sleep.  Every 64 turns the
+ * spinner yields: on a core it shares with the pushing thread (a busy
+ * machine) it would otherwise hold the core for a whole time slice while
+ * the pusher, which has the work, waits. */
 static void spin_for_work(struct workqueue *q) {
   bool expected = false;
   if (!atomic_compare_exchange_strong(&q->spinner, &expected, true)) return;
@@ -132,7 +136,10 @@ static void spin_for_work(struct workqueue *q) {
   for (unsigned i = 1;; i++) {
     if (atomic_load_explicit(&q->approx_count, memory_order_acquire) > 0) break;
     mxr__cpu_relax();
-    if ((i & 63) == 0 && mxr__now_ns() - start > SPIN_NS) break;
+    if ((i & 63) == 0) {
+      if (mxr__now_ns() - start > SPIN_NS) break;
+      sched_yield();
+    }
   }
   atomic_store(&q->spinner, false);
 }

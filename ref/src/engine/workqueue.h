@@ -3,8 +3,8 @@
  *
  * One mutex, one condition variable, one array: FIFO (a ring) or, for the
  * priority pools, a binary heap ordered by (priority desc, push order asc).
- * A worker that finds the queue empty spins for a short while before it
- * sleeps.  A push wakes a sleeping worker only when the queue holds more ops
+ * A worker that finds the queue empty spins for a short while, yielding
+ * now and then, before it sleeps.  A push wakes a sleeping worker only when the queue holds more ops
  * than there are idle workers awake (spinning, or on their way to the lock)
  * to take them: such a worker takes the op without a futex call and a
  * context switch.  Workers busy running an op are not counted -- an op may
