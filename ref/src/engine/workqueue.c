@@ -12,6 +12,8 @@
  * gap between two pushes of a busy pushing thread, short enough to give the
  * core back quickly when work stops. */
 #define SPIN_NS 50000u
+/* After this long the spinner yields now and then (see spin_for_work). */
+#define YIELD_AFTER_NS 5000u
 
 int mxr__wq_init(struct workqueue *q, bool priority_order, int workers) {
   q->cap = 256;
@@ -125,10 +127,12 @@ static struct opr *take_locked(struct workqueue *q) {
 }
 
 /* Spin until the queue looks non-empty or SPIN_NS pass.  Only one worker of
- * the queue spins; the others go straight to sleep.  Every 64 turns the
- * spinner yields: on a core it shares with the pushing thread (a busy
- * machine) it would otherwise hold the core for a whole time slice while
- * the pusher, which has the work, waits. */
+ * the queue spins; the others go straight to sleep.  After YIELD_AFTER_NS
+ * the spinner yields every 64 turns: on a core it shares with the pushing
+ * thread (a busy machine, or more workers than cores) it would otherwise
+ * hold the core for a whole time slice while the pusher, which has the
+ * work, waits.  Not sooner: on an idle machine the next op mostly comes
+ * within a few microseconds, and a yield then only delays taking it. */
 static void spin_for_work(struct workqueue *q) {
   bool expected = false;
   if (!atomic_compare_exchange_strong(&q->spinner, &expected, true)) return;
@@ -137,8 +141,9 @@ static void spin_for_work(struct workqueue *q) {
     if (atomic_load_explicit(&q->approx_count, memory_order_acquire) > 0) break;
     mxr__cpu_relax();
     if ((i & 63) == 0) {
-      if (mxr__now_ns() - start > SPIN_NS) break;
-      sched_yield();
+      uint64_t spun = mxr__now_ns() - start;
+      if (spun > SPIN_NS) break;
+      if (spun > YIELD_AFTER_NS) sched_yield();
     }
   }
   atomic_store(&q->spinner, false);
