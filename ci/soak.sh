@@ -16,9 +16,10 @@
 #                  CPU 0), make-nice (make -j2 of this project, in a loop,
 #                  at nice 19), make (the same at normal priority);
 #                  default all four
-#   --suite NAME   a suite to run (repeatable; default every timed suite:
-#                  bulking-symbolic, bulking-cachedop, bulking-imperative,
-#                  bulking-inference, async)
+#   --suite NAME   a suite to run (repeatable; default every suite with a
+#                  timed ordering that runs without a GPU or Python:
+#                  bulking-symbolic, bulking-cachedop, bulking-inference,
+#                  engine-dispatch, async)
 #   --out DIR      where runs go (default ./soak-out); DIR/soak.md gets the
 #                  table, DIR/LOAD/rNN/ each run's results
 #
@@ -57,7 +58,7 @@ impl=${impl:-$build/ref/.libs/libmxref.so}
 [ -f "$impl" ] || die "--impl $impl: no such file"
 case $runs in ''|*[!0-9]*|0) die "--runs $runs: not a positive whole number" ;; esac
 [ ${#suites[@]} -gt 0 ] ||
-    suites=(bulking-symbolic bulking-cachedop bulking-imperative bulking-inference async)
+    suites=(bulking-symbolic bulking-cachedop bulking-inference engine-dispatch async)
 IFS=, read -r -a load_list <<<"$loads"
 for l in "${load_list[@]}"; do
     case $l in idle|hog|make-nice|make) ;; *) die "--loads: unknown load '$l'" ;; esac

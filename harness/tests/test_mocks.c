@@ -116,7 +116,7 @@ END_TEST
 START_TEST(test_ignored_bulking_fails_structure_and_ordering) {
   char *dir = hu_tmpdir();
   struct mxcts_options o;
-  mock_options(&o, dir, "nobulk", "bulking-symbolic,bulking-inference,bulking-imperative");
+  mock_options(&o, dir, "nobulk", "bulking-symbolic,bulking-inference,bulking-imperative,engine-dispatch");
   o.rounds = 8; /* 8 losses in a row accept H0: bulking buys nothing */
   o.max_backoff_s = 2;
   json_t *r = hu_run_opts(&o);
@@ -127,7 +127,8 @@ START_TEST(test_ignored_bulking_fails_structure_and_ordering) {
     expect_timed_verdict(r, "bulking-symbolic/half-bulked-faster-than-unbulked", "fail");
     expect_timed_verdict(r, "bulking-symbolic/fully-bulked-faster-than-half", "fail");
     expect_timed_verdict(r, "bulking-inference/one-segment-faster", "fail");
-    expect_timed_verdict(r, "bulking-imperative/bulked-faster", "fail");
+    expect_timed_verdict(r, "engine-dispatch/bulked-faster-independent", "fail");
+    expect_timed_verdict(r, "engine-dispatch/bulked-faster-chained", "fail");
   }
   /* its numbers are right */
   expect_verdict(r, "bulking-symbolic/output-and-gradient", "pass");
