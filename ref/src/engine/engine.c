@@ -265,37 +265,29 @@ static int cmp_ptr(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static int duplicate_error(const struct mxr_push *req) {
-  return mxr_set_error(MXR_EINVAL, "push of '%s': a var appears twice in its read/write sets",
-                       req->name ? req->name : "op");
-}
-
 /* MXNet rejects a var named twice (within or across the sets): the op would
  * wait for itself.  Most ops name a handful of vars: those are compared
  * pairwise, which costs less than sorting them. */
 static int check_duplicates(const struct mxr_push *req) {
   int n = req->num_const + req->num_mutable;
   if (n < 2) return 0;
-  if (n <= 8) {
-    mxr_var *all[8];
-    for (int i = 0; i < req->num_const; i++) all[i] = req->const_vars[i];
-    for (int i = 0; i < req->num_mutable; i++) all[req->num_const + i] = req->mutable_vars[i];
-    for (int i = 1; i < n; i++)
-      for (int j = 0; j < i; j++)
-        if (all[i] == all[j]) return duplicate_error(req);
-    return 0;
-  }
   mxr_var *small[32];
   mxr_var **all = n <= 32 ? small : malloc((size_t)n * sizeof *all);
   if (!all) return mxr_set_error(MXR_ENOMEM, "push: out of memory checking %d vars", n);
   for (int i = 0; i < req->num_const; i++) all[i] = req->const_vars[i];
   for (int i = 0; i < req->num_mutable; i++) all[req->num_const + i] = req->mutable_vars[i];
-  qsort(all, (size_t)n, sizeof *all, cmp_ptr);
-  int st = 0;
-  for (int i = 1; i < n && !st; i++)
-    if (all[i] == all[i - 1]) st = duplicate_error(req);
+  bool dup = false;
+  if (n <= 8) {
+    for (int i = 1; i < n && !dup; i++)
+      for (int j = 0; j < i && !dup; j++) dup = all[i] == all[j];
+  } else {
+    qsort(all, (size_t)n, sizeof *all, cmp_ptr);
+    for (int i = 1; i < n && !dup; i++) dup = all[i] == all[i - 1];
+  }
   if (all != small) free(all);
-  return st;
+  if (!dup) return 0;
+  return mxr_set_error(MXR_EINVAL, "push of '%s': a var appears twice in its read/write sets",
+                       req->name ? req->name : "op");
 }
 
 static int check_context(const mxr_engine *eng, struct mxr_context ctx) {
