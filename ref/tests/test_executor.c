@@ -299,7 +299,7 @@ START_TEST(test_memory_plan_reuses_arrays) {
     mxr_ndarray *X = vector(eng, x), *dX = vector(eng, NULL), *DY = vector(eng, dy);
     int req = MXR_GRAD_WRITE;
     struct mxr_exec_opts o = {.engine = eng, .bulk_train = true, .max_node_train_fwd = 15,
-                              .max_node_train_bwd = 15, .share_memory = share, .enable_inplace = share};
+                              .max_node_train_bwd = 15, .match_range = share ? 10 : 0, .enable_inplace = share};
     mxr_executor *ex;
     ck_assert_int_eq(mxr_executor_bind(sym, mxr_cpu(0), 1, &X, &dX, &req, 0, NULL, &o, &ex), 0);
     struct mxr_exec_info info;
@@ -326,6 +326,64 @@ START_TEST(test_memory_plan_reuses_arrays) {
   for (int i = 0; i < LEN; i++) {
     ck_assert_float_eq(y[1][i], x[LEN - 1 - i]); /* 101 flips */
     ck_assert_float_eq(g[1][i], dy[LEN - 1 - i]);
+  }
+  mxr_symbol_free(sym);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+/* Values of another shape take a dead value's memory as a view when it is at
+ * most MXNET_EXEC_MATCH_RANGE times their size: flip, flip, 2x2 max pool,
+ * flip, flip on 8x8 is two arrays with match range 10 (the pooled values
+ * live in the first two), four with match range 2 (64 elements are more
+ * than twice 16); the output is the pool of X either way. */
+static const char pool_chain_json[] =
+    "{\"nodes\": ["
+    "{\"op\": \"null\", \"name\": \"X\", \"inputs\": []},"
+    "{\"op\": \"flip\", \"name\": \"f1\", \"attrs\": {\"axis\": \"3\"}, \"inputs\": [[0, 0, 0]]},"
+    "{\"op\": \"flip\", \"name\": \"f2\", \"attrs\": {\"axis\": \"3\"}, \"inputs\": [[1, 0, 0]]},"
+    "{\"op\": \"Pooling\", \"name\": \"pool\", \"attrs\": {\"kernel\": \"(2, 2)\", \"stride\": \"(2, 2)\","
+    " \"pool_type\": \"max\"}, \"inputs\": [[2, 0, 0]]},"
+    "{\"op\": \"flip\", \"name\": \"f3\", \"attrs\": {\"axis\": \"2\"}, \"inputs\": [[3, 0, 0]]},"
+    "{\"op\": \"flip\", \"name\": \"f4\", \"attrs\": {\"axis\": \"2\"}, \"inputs\": [[4, 0, 0]]}],"
+    " \"arg_nodes\": [0], \"heads\": [[5, 0, 0]]}";
+
+START_TEST(test_memory_plan_views_smaller_values) {
+  mxr_engine *eng = tu_engine(5);
+  mxr_symbol *sym;
+  ck_assert_msg(mxr_symbol_from_json(pool_chain_json, &sym) == 0, "%s", mxr_last_error());
+  float x[64], y[16];
+  for (int i = 0; i < 64; i++) x[i] = (float)((i * 37) % 64);
+  const int ranges[] = {10, 2}, expect_arrays[] = {2, 4};
+  for (int r = 0; r < 2; r++) {
+    const int64_t shape[] = {1, 1, 8, 8};
+    mxr_ndarray *X;
+    ck_assert_int_eq(mxr_ndarray_create(eng, shape, 4, mxr_cpu(0), MXR_FLOAT32, 0, &X), 0);
+    ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(X, x, 64), 0);
+    int req = MXR_GRAD_NULL;
+    struct mxr_exec_opts o = {.engine = eng, .bulk_inference = r == 0, .match_range = ranges[r],
+                              .enable_inplace = true};
+    mxr_executor *ex;
+    ck_assert_msg(mxr_executor_bind(sym, mxr_cpu(0), 1, &X, NULL, &req, 0, NULL, &o, &ex) == 0, "%s",
+                  mxr_last_error());
+    struct mxr_exec_info info;
+    ck_assert_int_eq(mxr_executor_info(ex, &info), 0);
+    ck_assert_int_eq(info.num_arrays, expect_arrays[r]);
+    for (int it = 0; it < 3; it++) ck_assert_int_eq(mxr_executor_forward(ex, false), 0);
+    mxr_ndarray *const *outs;
+    int n;
+    ck_assert_int_eq(mxr_executor_outputs(ex, &n, &outs), 0);
+    ck_assert_int_eq(mxr_ndarray_sync_copy_to_cpu(outs[0], y, 16), 0);
+    for (int i = 0; i < 4; i++)
+      for (int j = 0; j < 4; j++) {
+        float m = x[16 * i + 2 * j];
+        m = fmaxf(m, x[16 * i + 2 * j + 1]);
+        m = fmaxf(m, x[16 * i + 8 + 2 * j]);
+        m = fmaxf(m, x[16 * i + 8 + 2 * j + 1]);
+        ck_assert_float_eq(y[4 * i + j], m);
+      }
+    mxr_executor_free(ex);
+    mxr_ndarray_free(X);
   }
   mxr_symbol_free(sym);
   ck_assert_int_eq(mxr_engine_free(eng), 0);
@@ -389,6 +447,7 @@ int main(void) {
   tcase_add_test(tc, test_free_with_pending_work);
   tcase_add_test(tc, test_gradient_through_scalar_op);
   tcase_add_test(tc, test_memory_plan_reuses_arrays);
+  tcase_add_test(tc, test_memory_plan_views_smaller_values);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }

@@ -47,7 +47,9 @@ struct mxr_exec_opts {
   bool aggregate_profiling;     /* as if aggregate profiling were on at bind */
   bool plain_segment_names;     /* "op1,op2" instead of "[op1,op2]" (cached ops) */
   bool enable_inplace;          /* MXNET_EXEC_ENABLE_INPLACE: honour in-place hints */
-  bool share_memory;            /* MXNET_EXEC_MATCH_RANGE != 0: reuse dead values' arrays */
+  int match_range;              /* MXNET_EXEC_MATCH_RANGE: a dead value's memory goes to a
+                                   later value that needs at least 1/match_range of it;
+                                   0: never reused */
   bool plain_head_grads;        /* feed head gradients straight to the backward
                                    nodes, without MXNet's executor's
                                    _identity_with_attr_like_rhs (cached ops) */

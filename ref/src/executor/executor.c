@@ -29,7 +29,7 @@ int mxr_exec_opts_from_config(struct mxr_exec_opts *o) {
   o->max_node_train_bwd = c->exec_bulk_exec_max_node_train_bwd;
   if (MXR_MUTANT("fwd-cap-from-bwd")) o->max_node_train_fwd = c->exec_bulk_exec_max_node_train_bwd;
   o->enable_inplace = c->exec_enable_inplace;
-  o->share_memory = c->exec_match_range != 0;
+  o->match_range = c->exec_match_range;
   o->cuda_graphs = c->enable_cuda_graphs;
   /* MXNet turns training bulking off when aggregate statistics are being
    * collected at bind, so that every op gets its own entry. */
@@ -201,8 +201,9 @@ static int *last_uses(const struct mxr_executor *e) {
 }
 
 struct free_pool {
-  int *values; /* dead values whose arrays can be reused */
+  int *values;           /* dead values whose memory can be reused */
   int n;
+  mxr_ndarray **storage; /* per value: the array that owns its memory */
 };
 
 static bool same_layout(mxr_ndarray *a, const struct mxr_shape *s, int dtype) {
@@ -210,8 +211,32 @@ static bool same_layout(mxr_ndarray *a, const struct mxr_shape *s, int dtype) {
   return mxr_shape_equal(&as, s) && mxr_ndarray_dtype(a) == dtype;
 }
 
+/* The pool entry whose memory a value of shape s and dtype takes: a dead
+ * value of that very shape, else the one of that dtype with the least
+ * memory that still holds s and is at most match_range times its size; -1
+ * when none does. */
+static int pool_pick(const struct mxr_executor *e, const struct free_pool *pool, const struct mxr_shape *s,
+                     int dtype) {
+  const int64_t need = mxr_shape_size(s);
+  int best = -1;
+  int64_t best_size = 0;
+  for (int p = 0; p < pool->n; p++) {
+    int u = pool->values[p];
+    if (same_layout(e->values[u], s, dtype)) return p;
+    mxr_ndarray *a = pool->storage[u];
+    int64_t size = mxr_ndarray_size(a);
+    if (need > 0 && mxr_ndarray_dtype(a) == dtype && size >= need && size / e->opts.match_range <= need &&
+        (best < 0 || size < best_size)) {
+      best = p;
+      best_size = size;
+    }
+  }
+  return best;
+}
+
 /* Output k of node i: over a dying input (in-place hint), over a dead
- * value's array, or a new array. */
+ * value's memory (the same array, or a view of a larger one), or a new
+ * array. */
 static int place_output(struct mxr_executor *e, const struct plan_info *pi, const int *last,
                         struct free_pool *pool, int i, int k, bool *inplace_used) {
   const struct mxr_node *n = &e->fg.g->nodes[i];
@@ -225,21 +250,27 @@ static int place_output(struct mxr_executor *e, const struct plan_info *pi, cons
       inplace_used[u] = true; /* its array lives on as v's */
       e->values[v] = mxr_ndarray_retain(e->values[u]);
       e->owned[v] = true;
+      pool->storage[v] = pool->storage[u];
       return 0;
     }
   }
-  for (int p = 0; e->opts.share_memory && p < pool->n; p++) {
-    int u = pool->values[p];
-    if (!same_layout(e->values[u], s, dtype)) continue;
-    pool->values[p] = pool->values[--pool->n];
-    e->values[v] = mxr_ndarray_retain(e->values[u]);
-    e->owned[v] = true;
-    return 0;
-  }
   e->owned[v] = true;
+  int p = e->opts.match_range > 0 ? pool_pick(e, pool, s, dtype) : -1;
+  if (p >= 0) {
+    int u = pool->values[p];
+    pool->values[p] = pool->values[--pool->n];
+    pool->storage[v] = pool->storage[u];
+    if (same_layout(e->values[u], s, dtype)) {
+      e->values[v] = mxr_ndarray_retain(e->values[u]);
+      return 0;
+    }
+    return mxr_ndarray_view(pool->storage[u], 0, s->dim, s->ndim, &e->values[v]);
+  }
   e->num_arrays++;
   e->bytes_allocated += (size_t)mxr_shape_size(s) * mxr_dtype_size(dtype);
-  return mxr_ndarray_create(e->eng, s->dim, s->ndim, e->ctx, dtype, 0, &e->values[v]);
+  int rc = mxr_ndarray_create(e->eng, s->dim, s->ndim, e->ctx, dtype, 0, &e->values[v]);
+  pool->storage[v] = e->values[v];
+  return rc;
 }
 
 /* Values that die at node i give their arrays to the pool. */
@@ -259,17 +290,19 @@ static void release_dead(struct mxr_executor *e, const int *last, struct free_po
   }
 }
 
-/* Give every unbound value an array.  A value's array is free again after
- * its last reader has run: later values of the same shape and dtype reuse it
- * (MXNET_EXEC_MATCH_RANGE 0 turns that off), and an op with an in-place hint
+/* Give every unbound value an array.  A value's memory is free again after
+ * its last reader has run: a later value of the same dtype that fits in it
+ * takes it, as the same array or a view of it (MXNET_EXEC_MATCH_RANGE 0
+ * turns that off), and an op with an in-place hint
  * writes over an input that dies with it (MXNET_EXEC_ENABLE_INPLACE).  The
  * engine orders the reuse: the new writer waits for the old readers. */
 static int plan_memory(struct mxr_executor *e, const struct plan_info *pi) {
   const mxr_symbol *g = e->fg.g;
   int *last = last_uses(e);
-  struct free_pool pool = {malloc((size_t)(e->num_values + 1) * sizeof(int)), 0};
+  struct free_pool pool = {malloc((size_t)(e->num_values + 1) * sizeof(int)), 0,
+                           calloc((size_t)e->num_values + 1, sizeof(mxr_ndarray *))};
   bool *inplace_used = calloc((size_t)e->num_values + 1, sizeof *inplace_used);
-  int rc = last && pool.values && inplace_used ? 0 : oom();
+  int rc = last && pool.values && pool.storage && inplace_used ? 0 : oom();
   for (int i = 0; i < g->num_nodes && !rc; i++) {
     const struct mxr_node *n = &g->nodes[i];
     for (int k = 0; k < mxr__node_num_outputs(n) && !rc; k++) {
@@ -290,6 +323,7 @@ static int plan_memory(struct mxr_executor *e, const struct plan_info *pi) {
   }
   free(last);
   free(pool.values);
+  free(pool.storage);
   free(inplace_used);
   return rc;
 }
@@ -343,13 +377,14 @@ static int plan_vars(struct exec_node *n, struct mxr_executor *e) {
   free(n->writes);
   n->nreads = n->nwrites = 0;
   n->reads = malloc((size_t)(n->nin + 1) * sizeof *n->reads);
-  n->writes = malloc((size_t)(n->nout + n->naux + n->op->num_mutate_inputs + 1) * sizeof *n->writes);
+  n->writes = malloc((size_t)(n->nout + n->naux + n->op->num_mutate_inputs + 2) * sizeof *n->writes);
   if (!n->reads || !n->writes) return oom();
   const int *in_val = n->val, *aux_val = n->val + n->nin, *out_val = aux_val + n->naux;
   for (int k = 0; k < n->nout; k++) n->writes[n->nwrites++] = val_var(e, out_val[k]);
   for (int k = 0; k < n->naux; k++) n->writes[n->nwrites++] = val_var(e, aux_val[k]);
   for (int m = 0; m < n->op->num_mutate_inputs; m++)
     n->writes[n->nwrites++] = val_var(e, in_val[n->op->mutate_inputs[m]]);
+  if (n->workspace_size) n->writes[n->nwrites++] = mxr_ndarray_var(e->scratch);
   for (int k = 0; k < n->nin; k++) {
     mxr_var *v = val_var(e, in_val[k]);
     bool dup = false;
@@ -403,11 +438,30 @@ static int plan_node(struct mxr_executor *e, int i, const int *grad_req, struct 
   if (rc) return rc;
   /* workspace_bytes sizes a CPU kernel's scratch; GPU kernels take theirs
    * from their worker's device scratch (mxr__cuda_scratch). */
-  if (n->op->workspace_bytes && mxr_context_is_cpu(e->ctx)) {
+  if (n->op->workspace_bytes && mxr_context_is_cpu(e->ctx))
     n->workspace_size = n->op->workspace_bytes(n->params, in_shapes, n->nin < 64 ? n->nin : 64);
-    if (n->workspace_size && !(n->workspace = malloc(n->workspace_size))) return oom();
+  return 0;
+}
+
+/* The scratch all CPU nodes share, sized for the largest request, then
+ * every node's vars (which include the scratch's where it uses it). */
+static int plan_scratch(struct mxr_executor *e) {
+  size_t most = 0;
+  for (int i = 0; i < e->num_nodes; i++)
+    if (e->nodes[i].workspace_size > most) most = e->nodes[i].workspace_size;
+  if (most) {
+    const int64_t bytes = (int64_t)most;
+    int rc = mxr_ndarray_create(e->eng, &bytes, 1, e->ctx, MXR_UINT8, 0, &e->scratch);
+    if (rc) return rc;
   }
-  return plan_vars(n, e);
+  for (int i = 0; i < e->num_nodes; i++) {
+    struct exec_node *n = &e->nodes[i];
+    if (!n->op) continue;
+    if (n->workspace_size) n->workspace = mxr_ndarray_data(e->scratch);
+    int rc = plan_vars(n, e);
+    if (rc) return rc;
+  }
+  return 0;
 }
 
 static int plan_nodes(struct mxr_executor *e, const int *grad_req) {
@@ -428,7 +482,7 @@ static int plan_nodes(struct mxr_executor *e, const int *grad_req) {
       e->node_calls[2 * i + t] =
           (struct exec_call){.exec = e, .first = i, .end = i + 1, .is_train = t == 1};
   }
-  return 0;
+  return plan_scratch(e);
 }
 
 /* The engine ops of the pass over [from, to): sizes and names. */
@@ -825,12 +879,12 @@ int mxr__executor_backward_bound(struct mxr_executor *e) {
 static void destroy(void *param) {
   struct mxr_executor *e = param;
   for (int v = 0; e->values && v < e->num_values; v++) mxr_ndarray_free(e->values[v]);
+  mxr_ndarray_free(e->scratch);
   for (int i = 0; e->nodes && i < e->num_nodes; i++) {
     free(e->nodes[i].req);
     free(e->nodes[i].val);
     free(e->nodes[i].reads);
     free(e->nodes[i].writes);
-    free(e->nodes[i].workspace);
   }
   for (int s = 0; s < e->num_segments; s++) {
     free(e->segments[s].name);

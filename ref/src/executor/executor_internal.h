@@ -52,7 +52,7 @@ struct exec_node {
   int *val;               /* value index of each input, aux, then output slot */
   mxr_var **reads, **writes; /* deduplicated, reads minus writes */
   int nreads, nwrites;
-  void *workspace;
+  void *workspace;       /* the executor's scratch when workspace_size > 0 */
   size_t workspace_size;
   uint64_t seed;          /* from the node's identity */
   uint64_t runs;          /* counts runs: varies the random seed per run */
@@ -100,6 +100,9 @@ struct mxr_executor {
   mxr_ndarray **outputs;
   int num_outputs;
   mxr_ndarray **head_grads;      /* arrays of the head-gradient variables */
+  /* The CPU kernels' scratch, one for all nodes (the largest any needs):
+   * every node that uses it writes its var, so they take turns. */
+  mxr_ndarray *scratch;
   int num_heads;
   bool has_backward;
   /* Bumped whenever an array is rebound: CUDA graphs captured before it

@@ -85,6 +85,22 @@ SHAPE_FN(bn_shape) {
                  bn_end = j + (l).inner;                        \
          j < bn_end; j++)
 
+/* Channel c of y = (x - mean) * invstd * w + b, evaluated in double and
+ * rounded once; a float32 loop where both are float32 and y is written. */
+static void bn_normalize(const struct bn_layout *l, int64_t c, const struct mxr_tensor *x, struct mxr_tensor *y,
+                         int req, double mean, double invstd, double w, double b) {
+  if (req == MXR_REQ_ADD || x->dtype != MXR_FLOAT32 || y->dtype != MXR_FLOAT32) {
+    BN_FOR_EACH(*l, c, j) put(y, req, j, (get(x, j) - mean) * invstd * w + b);
+    return;
+  }
+  for (int64_t o = 0; o < l->outer; o++) {
+    const int64_t base = (o * l->c + c) * l->inner;
+    const float *xs = (const float *)x->data + base;
+    float *ys = (float *)y->data + base;
+    MXR_SIMD for (int64_t j = 0; j < l->inner; j++) ys[j] = (float)(((double)xs[j] - mean) * invstd * w + b);
+  }
+}
+
 /* Inputs: data, gamma, beta; aux moving_mean, moving_var.  Outputs: out,
  * mean, inverse std (the batch's in training mode, else the moving ones). */
 KERNEL(bn_forward) {
@@ -112,7 +128,7 @@ KERNEL(bn_forward) {
     put(&out[1], req[1], c, mean);
     put(&out[2], req[2], c, invstd);
     const double w = p->fix_gamma ? 1.0 : get(&in[1], c), b = get(&in[2], c);
-    if (req[0] != MXR_REQ_NULL) BN_FOR_EACH(l, c, j) put(&out[0], req[0], j, (get(x, j) - mean) * invstd * w + b);
+    if (req[0] != MXR_REQ_NULL) bn_normalize(&l, c, x, &out[0], req[0], mean, invstd, w, b);
   }
   return 0;
 }

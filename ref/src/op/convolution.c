@@ -213,9 +213,14 @@ static int conv_backward_shape(MXR_SHAPE_FN_PARAMS) {
  * nearly a matrix-vector one that reads all the weights for a few columns). */
 #define CONV_BATCH_BYTES ((size_t)16 << 20)
 
+/* Output positions from which one image's product is wide enough alone:
+ * batching wider images only adds the copies in and out of the workspace. */
+#define CONV_WIDE_IMAGE 1024
+
 /* Images per forward product; sized for float64, as the workspace is
  * (the dtype is not known when the workspace is sized). */
 static int64_t conv_batch(const struct conv_geom *g) {
+  if (g->osz >= CONV_WIDE_IMAGE) return 1;
   size_t per = (size_t)((g->c * g->ksz + g->f) * g->osz) * sizeof(double);
   int64_t nb = per ? (int64_t)(CONV_BATCH_BYTES / per) : g->n;
   return nb < 1 ? 1 : nb > g->n ? g->n : nb;
@@ -245,16 +250,61 @@ static size_t conv_backward_workspace(const void *params, const struct mxr_shape
   return nin >= 2 ? conv_ws_for(params, &in[1], false) : 0;
 }
 
-/* im2col (to_col): the column matrix of one image, all channels: row
- * (c, k0, k1, k2), column the output position, 0 for taps in the padding;
- * rows are `ld` elements apart (osz for one image alone).  Otherwise its
- * adjoint col2im: adds each column entry onto its pixel. */
-static void im2col(const struct conv_geom *g, bool f64, bool to_col, void *img, void *col, int64_t ld) {
+/* One row of the column matrix along the last spatial axis: out[2]
+ * entries, entry o taken from input position o * s[2] + off of the image
+ * row `src` (NULL when that row lies in the padding), 0 for taps in the
+ * padding.  Only copies, so it works on bytes of size es. */
+static void im2col_run(const struct conv_geom *g, size_t es, const char *src, char *dst, int64_t off) {
+  const int64_t n = g->out[2], s = g->s[2], w = g->in[2];
+  if (!src) {
+    memset(dst, 0, (size_t)n * es);
+    return;
+  }
+  int64_t lo = off >= 0 ? 0 : (-off + s - 1) / s;   /* first o with a position >= 0 */
+  int64_t hi = w - off <= 0 ? 0 : (w - off + s - 1) / s; /* past the last o with one < w */
+  if (hi > n) hi = n;
+  if (lo > hi) lo = hi;
+  memset(dst, 0, (size_t)lo * es);
+  if (s == 1)
+    memcpy(dst + (size_t)lo * es, src + (size_t)(lo + off) * es, (size_t)(hi - lo) * es);
+  else if (es == 4)
+    for (int64_t o = lo; o < hi; o++) memcpy(dst + (size_t)o * 4, src + (size_t)(o * s + off) * 4, 4);
+  else
+    for (int64_t o = lo; o < hi; o++) memcpy(dst + (size_t)o * 8, src + (size_t)(o * s + off) * 8, 8);
+  memset(dst + (size_t)hi * es, 0, (size_t)(n - hi) * es);
+}
+
+/* im2col: the column matrix of one image, all channels: row (c, k0, k1,
+ * k2), column the output position, 0 for taps in the padding; rows are
+ * `ld` elements apart (osz for one image alone). */
+static void im2col(const struct conv_geom *g, size_t es, const char *img, char *col, int64_t ld) {
+  int64_t r = 0;
+  for (int64_t c = 0; c < g->c; c++)
+    for (int64_t a = 0; a < g->k[0]; a++)
+      for (int64_t b = 0; b < g->k[1]; b++)
+        for (int64_t e = 0; e < g->k[2]; e++) {
+          char *dst = col + (size_t)(r++ * ld) * es;
+          for (int64_t o0 = 0; o0 < g->out[0]; o0++) {
+            int64_t i0 = o0 * g->s[0] - g->p[0] + a * g->d[0];
+            bool in0 = i0 >= 0 && i0 < g->in[0];
+            for (int64_t o1 = 0; o1 < g->out[1]; o1++, dst += (size_t)g->out[2] * es) {
+              int64_t i1 = o1 * g->s[1] - g->p[1] + b * g->d[1];
+              bool ok = in0 && i1 >= 0 && i1 < g->in[1];
+              const char *src = ok ? img + (size_t)(((c * g->in[0] + i0) * g->in[1] + i1) * g->in[2]) * es : NULL;
+              im2col_run(g, es, src, dst, e * g->d[2] - g->p[2]);
+            }
+          }
+        }
+}
+
+/* col2im, im2col's adjoint: adds each entry of the column matrix (rows
+ * osz elements apart) onto the pixel it was taken from. */
+static void col2im(const struct conv_geom *g, bool f64, void *img, const void *col) {
   int64_t row_index = 0, j = 0;
   for (int64_t c = 0; c < g->c; c++)
     for (int64_t a = 0; a < g->k[0]; a++)
       for (int64_t b = 0; b < g->k[1]; b++)
-        for (int64_t e = 0; e < g->k[2]; e++, j = ++row_index * ld)
+        for (int64_t e = 0; e < g->k[2]; e++, j = ++row_index * g->osz)
           for (int64_t o0 = 0; o0 < g->out[0]; o0++) {
             int64_t i0 = o0 * g->s[0] - g->p[0] + a * g->d[0];
             bool in0 = i0 >= 0 && i0 < g->in[0];
@@ -264,11 +314,7 @@ static void im2col(const struct conv_geom *g, bool f64, bool to_col, void *img, 
               int64_t row = (c * g->in[0] + i0) * g->in[1] + i1;
               for (int64_t o2 = 0; o2 < g->out[2]; o2++, j++) {
                 int64_t i2 = o2 * g->s[2] - g->p[2] + e * g->d[2], x = row * g->in[2] + i2;
-                bool ok = in1 && i2 >= 0 && i2 < g->in[2];
-                if (to_col)
-                  store(col, j, f64, ok ? load(img, x, f64) : 0.0);
-                else if (ok)
-                  store(img, x, f64, load(img, x, f64) + load(col, j, f64));
+                if (in1 && i2 >= 0 && i2 < g->in[2]) store(img, x, f64, load(img, x, f64) + load(col, j, f64));
               }
             }
           }
@@ -362,7 +408,7 @@ static void conv_forward_images(const struct conv_geom *g, bool f64, const char 
   for (int64_t i = 0; i < m; i++) {
     const char *img = x + (size_t)((n0 + i) * g->c * g->isz) * es;
     if (!g->direct) {
-      im2col(g, f64, true, (void *)img, col + (size_t)(i * P) * es, wide);
+      im2col(g, es, img, col + (size_t)(i * P) * es, wide);
       continue;
     }
     for (int64_t r = 0; r < rows; r++)
@@ -380,6 +426,22 @@ static void conv_forward_images(const struct conv_geom *g, bool f64, const char 
         continue;
       }
       for (int64_t j = 0; j < P; j++) store(dst, j, f64, load(dst, j, f64) + load(src, j, f64));
+    }
+}
+
+/* y[n, f, :] += bias[f]; a float sum in float is the double sum rounded. */
+static void add_bias(const struct conv_geom *g, bool f64, const void *bias, void *y) {
+  const int64_t P = g->osz;
+  for (int64_t n = 0; n < g->n; n++)
+    for (int64_t m = 0; m < g->f; m++) {
+      int64_t base = (n * g->f + m) * P;
+      if (f64) {
+        double b = ((const double *)bias)[m], *row = (double *)y + base;
+        MXR_SIMD for (int64_t j = 0; j < P; j++) row[j] += b;
+      } else {
+        float b = ((const float *)bias)[m], *row = (float *)y + base;
+        MXR_SIMD for (int64_t j = 0; j < P; j++) row[j] += b;
+      }
     }
 }
 
@@ -404,20 +466,14 @@ static int conv_forward(MXR_FCOMPUTE_PARAMS) {
     const char *img = x + (size_t)(n * g.c * g.isz) * es;
     const char *col = img;
     if (!g.direct) {
-      im2col(&g, f64, true, (void *)img, ctx->workspace, P);
+      im2col(&g, es, img, ctx->workspace, P);
       col = ctx->workspace;
     }
     for (int64_t q = 0; q < g.groups; q++)
       gemm(f64, false, false, fg, P, kd, w + (size_t)(q * fg * kd) * es,
            col + (size_t)(q * kd * P) * es, beta, y + (size_t)((n * g.f + q * fg) * P) * es);
   }
-  if (!p->no_bias)
-    for (int64_t n = 0; n < g.n; n++)
-      for (int64_t m = 0; m < g.f; m++) {
-        double b = load(in[2].data, m, f64);
-        int64_t base = (n * g.f + m) * P;
-        for (int64_t j = 0; j < P; j++) store(y, base + j, f64, load(y, base + j, f64) + b);
-      }
+  if (!p->no_bias) add_bias(&g, f64, in[2].data, y);
   return 0;
 }
 
@@ -444,7 +500,7 @@ static int conv_backward(MXR_FCOMPUTE_PARAMS) {
         gemm(f64, true, false, kd, P, fg, w + (size_t)(q * fg * kd) * es,
              dy + (size_t)((n * g.f + q * fg) * P) * es, g.direct ? 1.0 : 0.0,
              (g.direct ? dimg : ws) + (size_t)(q * kd * P) * es);
-      if (!g.direct) im2col(&g, f64, false, dimg, ws, P);
+      if (!g.direct) col2im(&g, f64, dimg, ws);
     }
   }
   if (req[1] != MXR_REQ_NULL) { /* weight: dW += dy col^T, summed over the batch */
@@ -453,7 +509,7 @@ static int conv_backward(MXR_FCOMPUTE_PARAMS) {
     for (int64_t n = 0; n < g.n; n++) {
       const char *img = x + (size_t)(n * g.c * g.isz) * es, *col = img;
       if (!g.direct) {
-        im2col(&g, f64, true, (void *)img, ws, P);
+        im2col(&g, es, img, ws, P);
         col = ws;
       }
       for (int64_t q = 0; q < g.groups; q++)

@@ -76,6 +76,14 @@ enum mxr_req {
   MXR_REQ_ADD = 3,
 };
 
+/* Before a loop whose iterations are independent (an element-wise kernel,
+ * in place or not): vectorize it (configure's -fopenmp-simd check). */
+#ifdef MXR_HAVE_OPENMP_SIMD
+#define MXR_SIMD _Pragma("omp simd")
+#else
+#define MXR_SIMD
+#endif
+
 /* Store `v` into `*dst` as `req` asks. */
 #define MXR_ASSIGN(req, dst, v)                 \
   do {                                          \
