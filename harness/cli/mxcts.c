@@ -7,7 +7,7 @@
  *   mxcts judge   judge OUT (written by plan + exec), or print the next batch's jobs
  *   mxcts list    suites, configs, assertions
  *   mxcts report  re-render reports from a results file, or render several
- *                 as one matrix (--matrix)
+ *                 as one matrix (--matrix) or throughput table (--throughput)
  *   mxcts compare performance A/B between implementations
  *
  * Exit status: 0 every assertion passed (xfail, skip and an expected
@@ -171,13 +171,17 @@ static void print_help(const char *cmd) {
            "  --grace, --lock-file   as for 'mxcts run'\n");
   } else if (!strcmp(cmd, "report")) {
     printf("usage: mxcts report RESULTS.json [--tap F] [--junit F] [--json F] [--html F]\n"
-           "       mxcts report --matrix [--markdown F] [--html F] [--omit-skipped] RESULTS.json...\n\n"
+           "       mxcts report --matrix [--markdown F] [--html F] [--omit-skipped] RESULTS.json...\n"
+           "       mxcts report --throughput [--markdown F] RESULTS.json...\n\n"
            "Re-render reports from a results file (OUT/results.json of a run); prints the\n"
            "summary.  Exit status as for run: 0 passed, 1 failed, 2 error, 3 inconclusive.\n"
            "--matrix: render several results files as one table, an assertion a row and an\n"
            "implementation (impl.name) a column, in Markdown (default: to stdout) and as one\n"
-           "HTML page; --omit-skipped leaves out rows skipped everywhere.  Exit status 0, or\n"
-           "2 when a file cannot be read or written.\n");
+           "HTML page; --omit-skipped leaves out rows skipped everywhere.\n"
+           "--throughput: seed 004's table from several results files (benchmark-score,\n"
+           "network_inference): a row per suite, config and batch size, a column of images\n"
+           "per second per implementation, their ratios to the first, and peak RSS, in\n"
+           "Markdown.  Exit status 0, or 2 when a file cannot be read or written.\n");
   } else {
     fputs(help_main, stdout);
   }
@@ -706,36 +710,43 @@ static int cmd_list(int argc, char **argv) {
   return rc;
 }
 
-/* report --matrix [--markdown F] [--html F] [--omit-skipped] A.json B.json ... */
-static int cmd_report_matrix(int argc, char **argv) {
-  enum { M_MATRIX = 300, M_MARKDOWN, M_HTML, M_OMIT, M_HELP };
+/* report --matrix [--markdown F] [--html F] [--omit-skipped] A.json B.json ...
+ * report --throughput [--markdown F] A.json B.json ...
+ * (argv[1] is the table's option) */
+static int cmd_report_tables(int argc, char **argv) {
+  enum { M_MATRIX = 300, M_THROUGHPUT, M_MARKDOWN, M_HTML, M_OMIT, M_HELP };
   static const struct option opts[] = {
-      {"matrix", no_argument, NULL, M_MATRIX},        {"markdown", required_argument, NULL, M_MARKDOWN},
-      {"html", required_argument, NULL, M_HTML},      {"omit-skipped", no_argument, NULL, M_OMIT},
-      {"help", no_argument, NULL, M_HELP},            {NULL, 0, NULL, 0}};
-  const char *markdown = NULL, *html = NULL;
+      {"matrix", no_argument, NULL, M_MATRIX},        {"throughput", no_argument, NULL, M_THROUGHPUT},
+      {"markdown", required_argument, NULL, M_MARKDOWN}, {"html", required_argument, NULL, M_HTML},
+      {"omit-skipped", no_argument, NULL, M_OMIT},    {"help", no_argument, NULL, M_HELP},
+      {NULL, 0, NULL, 0}};
+  const char *table = argv[1], *markdown = NULL, *html = NULL;
+  const bool matrix = !strcmp(table, "--matrix");
   bool omit = false;
   int c, rc = 0;
   optind = 1;
   opterr = 0;
   while (!rc && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
     if (c == M_MARKDOWN) markdown = optarg;
-    else if (c == M_HTML) html = optarg;
-    else if (c == M_OMIT) omit = true;
+    else if (c == M_HTML && matrix) html = optarg;
+    else if (c == M_OMIT && matrix) omit = true;
     else if (c == M_HELP) {
       print_help("report");
       return EXIT_PASS;
     }
-    else if (c != M_MATRIX) rc = usage_error("report", "unknown option %s for --matrix", argv[optind - 1]);
+    else if (c != (matrix ? M_MATRIX : M_THROUGHPUT))
+      rc = usage_error("report", "unknown option %s for %s", argv[optind - 1], table);
   }
-  if (!rc && optind == argc) rc = usage_error("report", "--matrix expects one or more results files");
+  if (!rc && optind == argc) rc = usage_error("report", "%s expects one or more results files", table);
   if (!markdown && !html) markdown = "-";
   size_t n = rc ? 0 : (size_t)(argc - optind);
   json_t **docs = mxcts_xcalloc(n + 1, sizeof *docs);
   for (size_t i = 0; i < n && !rc; i++)
     if (mxcts_json_load(argv[optind + (int)i], &docs[i]) || mxcts_results_check(docs[i], argv[optind + (int)i]))
       rc = internal_error("report");
-  if (!rc && mxcts_report_matrix_write(docs, n, omit, markdown, html)) rc = internal_error("report");
+  if (!rc && (matrix ? mxcts_report_matrix_write(docs, n, omit, markdown, html)
+                     : mxcts_report_throughput_write(docs, n, markdown)))
+    rc = internal_error("report");
   for (size_t i = 0; i < n; i++) json_decref(docs[i]);
   free(docs);
   return rc;
@@ -880,7 +891,9 @@ int main(int argc, char **argv) {
   else if (!strcmp(cmd, "exec")) rc = cmd_exec(argc - 1, argv + 1);
   else if (!strcmp(cmd, "list")) rc = cmd_list(argc - 1, argv + 1);
   else if (!strcmp(cmd, "report"))
-    rc = argc > 2 && !strcmp(argv[2], "--matrix") ? cmd_report_matrix(argc - 1, argv + 1) : cmd_report(argc - 1, argv + 1);
+    rc = argc > 2 && (!strcmp(argv[2], "--matrix") || !strcmp(argv[2], "--throughput"))
+             ? cmd_report_tables(argc - 1, argv + 1)
+             : cmd_report(argc - 1, argv + 1);
   else if (!strcmp(cmd, "compare")) rc = cmd_compare(argc - 1, argv + 1);
   else return usage_error(cmd, "unknown command (run, plan, exec, judge, list, report, compare)");
   /* 0, 1, 2 or 3 only: never automake's 77 (skip) or 99 (hard error). */

@@ -368,6 +368,39 @@ static json_t *timings(const struct mxcts_judging *j, size_t si, size_t c, const
   return arr;
 }
 
+/* The probe's figures over a config's timed rounds: each metric's median
+ * (over the rounds that report it) and the largest peak RSS. */
+static void round_figures(const struct mxcts_judging *j, size_t si, size_t c, json_t *o) {
+  size_t *jobs;
+  size_t found = mxcts__judge_jobs(j, si, c, MXCTS_JOB_ROUND, &jobs);
+  int rounds = found ? mxcts_plan_rounds_run(j->plan, si) : 0;
+  json_t *metrics = json_object();
+  double *v = mxcts_xcalloc((size_t)rounds + 1, sizeof *v), rss = 0;
+  for (int r = 0; r < rounds; r++) {
+    const struct mxcts_evidence *ev = jobs[r] == SIZE_MAX ? NULL : &j->ev[jobs[r]];
+    double kb;
+    if (ev && ev->has_result && mxcts_result_number(&ev->result, "peak_rss_kb", &kb) && kb > rss) rss = kb;
+    const char *name;
+    json_t *value;
+    json_object_foreach(ev && ev->has_result ? json_object_get(ev->result.root, "metrics") : NULL, name, value) {
+      if (json_object_get(metrics, name) || !json_is_number(value)) continue;
+      size_t n = 0;
+      for (int q = r; q < rounds; q++) { /* this metric's values, from its first round on */
+        const struct mxcts_evidence *e = jobs[q] == SIZE_MAX ? NULL : &j->ev[jobs[q]];
+        double x;
+        char *path = mxcts_xasprintf("metrics.%s", name);
+        if (e && e->has_result && mxcts_result_number(&e->result, path, &x)) v[n++] = x;
+        free(path);
+      }
+      if (n) json_object_set_new(metrics, name, json_real(mxcts_median(v, n)));
+    }
+  }
+  free(v);
+  free(jobs);
+  json_object_set_new(o, "metrics", metrics);
+  json_object_set_new(o, "peak_rss_kb", rss > 0 ? json_integer((json_int_t)rss) : json_null());
+}
+
 static json_t *observed_structure(const struct mxcts_judging *j, size_t si, size_t c) {
   size_t *jobs;
   size_t found = mxcts__judge_jobs(j, si, c, MXCTS_JOB_PROFILE, &jobs);
@@ -411,6 +444,7 @@ static json_t *config_json(const struct mxcts_judging *j, size_t si, size_t c) {
                         kvs_json(&cf->params));
   json_object_set_new(o, "timings", timings(j, si, c, &unit));
   json_object_set_new(o, "unit", json_string(unit));
+  round_figures(j, si, c, o);
   json_object_set_new(o, "structure", observed_structure(j, si, c));
   json_object_set_new(o, "processes", process_counts(j, si, c, &first));
   if (first) {

@@ -76,6 +76,23 @@ int mxcts_report_matrix_write(json_t *const *docs, size_t n, bool omit_skipped, 
   return rc;
 }
 
+static int render_throughput_md(const json_t *m, FILE *f) {
+  json_t **docs;
+  size_t n = matrix_docs(m, &docs);
+  int rc = mxcts_report_throughput_md(docs, n, f);
+  free(docs);
+  return rc;
+}
+
+int mxcts_report_throughput_write(json_t *const *docs, size_t n, const char *markdown) {
+  json_t *arr = json_array();
+  for (size_t i = 0; i < n; i++) json_array_append(arr, docs[i]);
+  json_t *m = json_pack("{s:o}", "docs", arr);
+  int rc = write_one(m, markdown, render_throughput_md);
+  json_decref(m);
+  return rc;
+}
+
 int mxcts_report_write(const json_t *results, const struct mxcts_report_files *files) {
   int rc = write_one(results, files->json, render_json);
   if (!rc) rc = write_one(results, files->tap, mxcts_report_tap);

@@ -51,6 +51,16 @@ int mxcts_report_matrix_html(json_t *const *docs, size_t n, FILE *f);
 int mxcts_report_matrix_write(json_t *const *docs, size_t n, bool omit_skipped, const char *markdown,
                               const char *html);
 
+/* Seed 004's throughput table of `n` results documents, in Markdown: a row
+ * per suite, config and batch size N of a bN_img_s metric (the configs'
+ * "metrics": medians over their timed rounds; the network_inference
+ * workload reports them), an implementation a column of images per second,
+ * then each implementation's speed over the first column's, then each
+ * one's peak RSS in MB; "-" where a figure is missing. */
+int mxcts_report_throughput_md(json_t *const *docs, size_t n, FILE *f);
+/* Write it to `markdown` ("-": stdout), as mxcts_report_write writes. */
+int mxcts_report_throughput_write(json_t *const *docs, size_t n, const char *markdown);
+
 /* Validate a results document read from `file` (the fields renderers use). */
 int mxcts_results_check(json_t *doc, const char *file);
 /* 0 when the document's status is "pass", 3 when "inconclusive" (no

@@ -1,9 +1,12 @@
 /*
- * The compatibility matrix (report/report.h): several results documents as
- * one table, an assertion a row and an implementation a column, in Markdown
- * and as one HTML page.  Documents of the same implementation (the untimed
- * and the timed part of one run) share a column.
+ * Tables of several results documents (report/report.h), an implementation
+ * a column: the compatibility matrix (an assertion a row, in Markdown and as
+ * one HTML page) and the throughput table (images per second per config and
+ * batch size, in Markdown).  Documents of the same implementation (the
+ * untimed and the timed part of one run) share a column.
  */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -257,5 +260,105 @@ int mxcts_report_matrix_html(json_t *const *docs, size_t ndocs, FILE *f) {
   }
   fputs("</table>\n</body></html>\n", f);
   matrix_free(&m);
+  return ferror(f) ? mxcts_set_error(MXR_ESYS, "write error") : 0;
+}
+
+/* --- the throughput table ----------------------------------------------------------------- */
+
+struct tp_row {
+  const json_t *suite, *config;
+  long batch;
+};
+
+struct throughput {
+  const char **cols;
+  size_t ncols;
+  struct tp_row *rows;
+  size_t nrows, cap;
+  double *ips, *rss; /* nrows x ncols; NaN where not measured */
+};
+
+static size_t tp_row_of(struct throughput *t, const json_t *suite, const json_t *config, long batch) {
+  for (size_t r = 0; r < t->nrows; r++)
+    if (!strcmp(str(t->rows[r].suite, "name"), str(suite, "name")) &&
+        !strcmp(str(t->rows[r].config, "id"), str(config, "id")) && t->rows[r].batch == batch)
+      return r;
+  if (t->nrows == t->cap) {
+    t->cap = t->cap ? 2 * t->cap : 32;
+    t->rows = mxcts_xrealloc(t->rows, t->cap * sizeof *t->rows);
+    t->ips = mxcts_xrealloc(t->ips, t->cap * t->ncols * sizeof *t->ips);
+    t->rss = mxcts_xrealloc(t->rss, t->cap * t->ncols * sizeof *t->rss);
+  }
+  t->rows[t->nrows] = (struct tp_row){suite, config, batch};
+  for (size_t c = 0; c < t->ncols; c++) t->ips[t->nrows * t->ncols + c] = t->rss[t->nrows * t->ncols + c] = NAN;
+  return t->nrows++;
+}
+
+/* Every config's bN_img_s metrics, a row per suite, config and N. */
+static void throughput_build(struct throughput *t, json_t *const *docs, size_t ndocs) {
+  memset(t, 0, sizeof *t);
+  t->cols = mxcts_xcalloc(ndocs + 1, sizeof *t->cols);
+  for (size_t d = 0; d < ndocs; d++)
+    if (index_of(t->cols, t->ncols, impl_name(docs[d])) == t->ncols) t->cols[t->ncols++] = impl_name(docs[d]);
+  for (size_t d = 0; d < ndocs; d++) {
+    size_t col = index_of(t->cols, t->ncols, impl_name(docs[d])), i, k;
+    json_t *s, *c, *v;
+    const char *name;
+    json_array_foreach(json_object_get(docs[d], "suites"), i, s) {
+      json_array_foreach(json_object_get(s, "configs"), k, c) {
+        json_object_foreach(json_object_get(c, "metrics"), name, v) {
+          long batch;
+          int end = 0;
+          if (sscanf(name, "b%ld_img_s%n", &batch, &end) != 1 || name[end] || !json_is_number(v)) continue;
+          size_t r = tp_row_of(t, s, c, batch);
+          t->ips[r * t->ncols + col] = json_number_value(v);
+          const json_t *kb = json_object_get(c, "peak_rss_kb");
+          if (json_is_number(kb)) t->rss[r * t->ncols + col] = json_number_value(kb) / 1024;
+        }
+      }
+    }
+  }
+}
+
+static void tp_cell(FILE *f, double v, const char *fmt) {
+  fputs(" | ", f);
+  if (isnan(v)) fputs("-", f);
+  else fprintf(f, fmt, v);
+}
+
+int mxcts_report_throughput_md(json_t *const *docs, size_t ndocs, FILE *f) {
+  struct throughput t;
+  throughput_build(&t, docs, ndocs);
+  fputs("| suite | config | network | batch", f);
+  for (size_t c = 0; c < t.ncols; c++) fprintf(f, " | %s img/s", t.cols[c]);
+  for (size_t c = 1; c < t.ncols; c++) fprintf(f, " | %s / %s", t.cols[c], t.cols[0]);
+  for (size_t c = 0; c < t.ncols; c++) fprintf(f, " | %s peak RSS MB", t.cols[c]);
+  fputs(" |\n|", f);
+  for (size_t c = 0; c < 4 + 3 * t.ncols - 1; c++) fputs("---|", f);
+  fputs("\n", f);
+  for (size_t r = 0; r < t.nrows; r++) {
+    const struct tp_row *row = &t.rows[r];
+    const json_t *params = json_object_get(row->config, "params");
+    fputs("| ", f);
+    md_text(f, str(row->suite, "name"));
+    fputs(" | ", f);
+    md_text(f, str(row->config, "id"));
+    fputs(" | ", f);
+    md_text(f, *str(params, "net") ? str(params, "net") : "-");
+    if (*str(params, "image")) fprintf(f, " at %s", str(params, "image"));
+    fprintf(f, " | %ld", row->batch);
+    const double *ips = &t.ips[r * t.ncols], *rss = &t.rss[r * t.ncols];
+    for (size_t c = 0; c < t.ncols; c++) tp_cell(f, ips[c], "%.1f");
+    for (size_t c = 1; c < t.ncols; c++) tp_cell(f, ips[c] / ips[0], "%.2f");
+    for (size_t c = 0; c < t.ncols; c++) tp_cell(f, rss[c], "%.0f");
+    fputs(" |\n", f);
+  }
+  fprintf(f, "\n%zu rows: images per second, the median over a config's timed rounds; `B / A`: B's "
+             "images per second over A's; peak RSS: the largest of a config's rounds (one process "
+             "runs all its batch sizes).\n", t.nrows);
+  free(t.cols);
+  free(t.rows);
+  free(t.ips);
+  free(t.rss);
   return ferror(f) ? mxcts_set_error(MXR_ESYS, "write error") : 0;
 }

@@ -36,7 +36,7 @@ sed -e 's/"FAKE_ID": "s",/"FAKE_ID": "s", "FAKE_BUSY_P": "1",/' -e 's/"cli"/"bus
     "$tmp/suites/cli.json" >"$tmp/busy/busy.json"
 
 echo "TAP version 13"
-echo "1..43"
+echo "1..46"
 status_is 0 "mxcts --help" $mxcts --help
 for c in run plan exec judge list report; do
     status_is 0 "mxcts $c --help" $mxcts $c --help
@@ -92,6 +92,9 @@ status_is 0 "report --matrix of two results files" $mxcts report --matrix --omit
 ok "the matrix has a row per assertion and a column per implementation" sh -c "grep -q '^| assertion | fake_probe |\$' '$tmp/m.md' && grep -q '^| .cli/order. | pass, ' '$tmp/m.md' && grep -q '</table>' '$tmp/m.html'"
 status_is 2 "report --matrix without files exits 2" $mxcts report --matrix
 status_is 2 "report --matrix of a missing file exits 2" $mxcts report --matrix "$tmp/none.json"
+status_is 0 "report --throughput of two results files" $mxcts report --throughput --markdown "$tmp/t.md" "$tmp/o1/results.json" "$tmp/o2/results.json"
+ok "the throughput table has its columns, and no rows without img/s figures" sh -c "grep -q '^| suite | config | network | batch | fake_probe img/s | fake_probe peak RSS MB |\$' '$tmp/t.md' && grep -q '^0 rows: ' '$tmp/t.md'"
+status_is 2 "report --throughput takes no --html" $mxcts report --throughput --html "$tmp/t.html" "$tmp/o1/results.json"
 # plan + exec + judge by hand (what GNU parallel would do, here with sh)
 $mxcts plan --suites "$tmp/suites" --probe "$fake" --impl "$fake" --seed 5 --out "$tmp/o4" \
     --lock-file "$tmp/lock" >"$tmp/jobs.txt" 2>/dev/null

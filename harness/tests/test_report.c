@@ -351,6 +351,42 @@ START_TEST(test_matrix) {
 }
 END_TEST
 
+/* The throughput table: a row per suite, config and batch of a bN_img_s
+ * metric, images per second per implementation, ratios to the first, peak
+ * RSS; "-" where one has no figure.  And the judge's per-config figures it
+ * reads: each metric's median over the rounds. */
+START_TEST(test_throughput) {
+  const char *a = "{\"impl\": {\"name\": \"A\"}, \"suites\": [{\"name\": \"bs\", \"configs\": [{\"id\": \"one\","
+                  " \"params\": {\"net\": \"resnet-50\", \"image\": \"32\"}, \"metrics\": {\"b1_ms\": 10,"
+                  " \"b1_img_s\": 100, \"b2_img_s\": 150, \"b2_img_s_x\": 1, \"depth\": 5}, \"peak_rss_kb\": 204800}]}]}";
+  const char *b = "{\"impl\": {\"name\": \"B\"}, \"suites\": [{\"name\": \"bs\", \"configs\": [{\"id\": \"one\","
+                  " \"params\": {\"net\": \"resnet-50\", \"image\": \"32\"}, \"metrics\": {\"b1_img_s\": 50},"
+                  " \"peak_rss_kb\": 102400}, {\"id\": \"plain\", \"metrics\": {\"b4_img_s\": 7}}]}]}";
+  json_t *docs[2] = {json_loads(a, 0, NULL), json_loads(b, 0, NULL)};
+  ck_assert(docs[0] && docs[1]);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  ck_assert_int_eq(mxcts_report_throughput_md(docs, 2, f), 0);
+  fclose(f);
+  ck_assert_ptr_nonnull(strstr(buf, "| suite | config | network | batch | A img/s | B img/s | B / A | A peak RSS MB | "
+                                    "B peak RSS MB |\n|---|---|---|---|---|---|---|---|---|\n"));
+  ck_assert_ptr_nonnull(strstr(buf, "| bs | one | resnet-50 at 32 | 1 | 100.0 | 50.0 | 0.50 | 200 | 100 |\n"));
+  ck_assert_ptr_nonnull(strstr(buf, "| bs | one | resnet-50 at 32 | 2 | 150.0 | - | - | 200 | - |\n"));
+  ck_assert_ptr_nonnull(strstr(buf, "| bs | plain | - | 4 | - | 7.0 | - | - | - |\n"));
+  ck_assert_ptr_nonnull(strstr(buf, "\n3 rows: "));
+  free(buf);
+  for (int i = 0; i < 2; i++) json_decref(docs[i]);
+
+  json_t *r = results();
+  const json_t *slow = json_array_get(json_object_get(json_array_get(json_object_get(r, "suites"), 0), "configs"), 0);
+  ck_assert_str_eq(json_string_value(json_object_get(slow, "id")), "slow");
+  ck_assert(json_real_value(json_object_get(json_object_get(slow, "metrics"), "a")) == 1.0);
+  ck_assert(json_real_value(json_object_get(json_object_get(slow, "metrics"), "b")) == 1.0);
+  json_decref(r);
+}
+END_TEST
+
 START_TEST(test_results_check_rejects) {
   const char *bad[] = {
       "[]",
@@ -380,6 +416,7 @@ int main(void) {
   tcase_add_test(tc, test_results_check_rejects);
   tcase_add_test(tc, test_unsupported_reports);
   tcase_add_test(tc, test_matrix);
+  tcase_add_test(tc, test_throughput);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }
