@@ -22,6 +22,7 @@
 #include <ctype.h>
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/mutant.h"
@@ -299,6 +300,58 @@ static int pool_prepare(const char *op, const struct pool_params *p, const struc
   return 0;
 }
 
+/* Max and average pooling of channel-first float32, written over: the
+ * generic loop's values, computed in float (a float division or sum is the
+ * double one rounded once, as the generic loop rounds).  Each axis's window
+ * bounds are worked out once per call (a window is the product of its
+ * axes'), not once per output.  False when it does not apply or cannot get
+ * memory (the generic loop then runs). */
+static bool pool_forward_f32(const struct pool_run *r, int req, const float *x, float *y) {
+  const struct pool_geom *g = &r->g;
+  const bool max = r->type == POOL_MAX;
+  if (r->f64 || g->last || req == MXR_REQ_ADD || (!max && r->type != POOL_AVG) ||
+      MXR_MUTANT("max-pool-pad-as-zero"))
+    return false;
+  int64_t *lo[3], *hi[3], *full[3], total = g->out[0] + g->out[1] + g->out[2];
+  int64_t *bounds = malloc((size_t)(3 * total + 1) * sizeof *bounds);
+  if (!bounds) return false;
+  for (int i = 0, at = 0; i < 3; at += (int)g->out[i], i++) {
+    lo[i] = bounds + at, hi[i] = bounds + total + at, full[i] = bounds + 2 * total + at;
+    for (int64_t o = 0; o < g->out[i]; o++) { /* pool_window's bounds along axis i */
+      int64_t o3[3] = {0, 0, 0};
+      struct window w;
+      o3[i] = o;
+      pool_window(g, o3, max, r->avg, true, &w);
+      lo[i][o] = w.lo[i], hi[i][o] = w.hi[i];
+      int64_t start = o * g->s[i] - g->p[i], end = start + g->k[i];
+      if (end > g->in[i] + g->p[i]) end = g->in[i] + g->p[i];
+      full[i][o] = end - start;
+    }
+  }
+  for (int64_t nc = 0; nc < g->n * g->c; nc++) {
+    const float *img = x + nc * g->isz;
+    float *out = y + nc * g->osz;
+    int64_t oj = 0;
+    for (int64_t o0 = 0; o0 < g->out[0]; o0++)
+      for (int64_t o1 = 0; o1 < g->out[1]; o1++)
+        for (int64_t o2 = 0; o2 < g->out[2]; o2++, oj++) {
+          int64_t size = !r->avg ? 1
+                         : r->include_pad ? full[0][o0] * full[1][o1] * full[2][o2]
+                                          : (hi[0][o0] - lo[0][o0]) * (hi[1][o1] - lo[1][o1]) * (hi[2][o2] - lo[2][o2]);
+          const float div = (float)size;
+          float v = max ? -FLT_MAX : 0.0f;
+          for (int64_t a = lo[0][o0]; a < hi[0][o0]; a++)
+            for (int64_t b = lo[1][o1]; b < hi[1][o1]; b++) {
+              const float *row = img + (a * g->in[1] + b) * g->in[2];
+              for (int64_t e = lo[2][o2]; e < hi[2][o2]; e++) v = max ? (row[e] > v ? row[e] : v) : v + row[e] / div;
+            }
+          out[oj] = !max && g->nsp == 3 && size == 0 ? NAN : v;
+        }
+  }
+  free(bounds);
+  return true;
+}
+
 static int pool_forward(MXR_FCOMPUTE_PARAMS) {
   (void)ctx, (void)nin, (void)nout, (void)aux, (void)naux;
   if (req[0] == MXR_REQ_NULL) return 0;
@@ -310,6 +363,7 @@ static int pool_forward(MXR_FCOMPUTE_PARAMS) {
   const double lowest = f64 ? -DBL_MAX : -FLT_MAX;
   const void *x = in[0].data;
   void *y = out[0].data;
+  if (pool_forward_f32(&r, req[0], x, y)) return 0;
   for (int64_t n = 0; n < g->n; n++)
     for (int64_t c = 0; c < g->c; c++) {
       int64_t o[3], oj = 0;
