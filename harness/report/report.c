@@ -39,58 +39,48 @@ static int write_one(const json_t *doc, const char *path, renderer r) {
   return rc;
 }
 
-/* The matrix renderers over {"docs": [...], "omit_skipped": bool}, so that
- * write_one writes them as it writes the others. */
-static size_t matrix_docs(const json_t *m, json_t ***docs) {
+/* The tables of several documents, rendered from {"docs": [...],
+ * "omit_skipped": bool, "table": TABLE_*}, so that write_one writes them as
+ * it writes the others. */
+enum { TABLE_MATRIX_MD, TABLE_MATRIX_HTML, TABLE_THROUGHPUT };
+
+static int render_table(const json_t *m, FILE *f) {
   const json_t *arr = json_object_get(m, "docs");
   size_t n = json_array_size(arr);
-  *docs = mxcts_xcalloc(n + 1, sizeof **docs);
-  for (size_t i = 0; i < n; i++) (*docs)[i] = json_array_get(arr, i);
-  return n;
-}
-
-static int render_matrix_md(const json_t *m, FILE *f) {
-  json_t **docs;
-  size_t n = matrix_docs(m, &docs);
-  int rc = mxcts_report_matrix_md(docs, n, json_is_true(json_object_get(m, "omit_skipped")), f);
+  json_t **docs = mxcts_xcalloc(n + 1, sizeof *docs);
+  for (size_t i = 0; i < n; i++) docs[i] = json_array_get(arr, i);
+  int rc;
+  switch (json_integer_value(json_object_get(m, "table"))) {
+    case TABLE_MATRIX_MD:
+      rc = mxcts_report_matrix_md(docs, n, json_is_true(json_object_get(m, "omit_skipped")), f);
+      break;
+    case TABLE_MATRIX_HTML:
+      rc = mxcts_report_matrix_html(docs, n, f);
+      break;
+    default:
+      rc = mxcts_report_throughput_md(docs, n, f);
+  }
   free(docs);
   return rc;
 }
 
-static int render_matrix_html(const json_t *m, FILE *f) {
-  json_t **docs;
-  size_t n = matrix_docs(m, &docs);
-  int rc = mxcts_report_matrix_html(docs, n, f);
-  free(docs);
+static int write_table(json_t *const *docs, size_t n, bool omit_skipped, int table, const char *path) {
+  json_t *arr = json_array();
+  for (size_t i = 0; i < n; i++) json_array_append(arr, docs[i]);
+  json_t *m = json_pack("{s:o, s:b, s:i}", "docs", arr, "omit_skipped", omit_skipped, "table", table);
+  int rc = write_one(m, path, render_table);
+  json_decref(m);
   return rc;
 }
 
 int mxcts_report_matrix_write(json_t *const *docs, size_t n, bool omit_skipped, const char *markdown,
                               const char *html) {
-  json_t *arr = json_array();
-  for (size_t i = 0; i < n; i++) json_array_append(arr, docs[i]);
-  json_t *m = json_pack("{s:o, s:b}", "docs", arr, "omit_skipped", omit_skipped);
-  int rc = write_one(m, markdown, render_matrix_md);
-  if (!rc) rc = write_one(m, html, render_matrix_html);
-  json_decref(m);
-  return rc;
-}
-
-static int render_throughput_md(const json_t *m, FILE *f) {
-  json_t **docs;
-  size_t n = matrix_docs(m, &docs);
-  int rc = mxcts_report_throughput_md(docs, n, f);
-  free(docs);
-  return rc;
+  int rc = write_table(docs, n, omit_skipped, TABLE_MATRIX_MD, markdown);
+  return rc ? rc : write_table(docs, n, omit_skipped, TABLE_MATRIX_HTML, html);
 }
 
 int mxcts_report_throughput_write(json_t *const *docs, size_t n, const char *markdown) {
-  json_t *arr = json_array();
-  for (size_t i = 0; i < n; i++) json_array_append(arr, docs[i]);
-  json_t *m = json_pack("{s:o}", "docs", arr);
-  int rc = write_one(m, markdown, render_throughput_md);
-  json_decref(m);
-  return rc;
+  return write_table(docs, n, false, TABLE_THROUGHPUT, markdown);
 }
 
 int mxcts_report_write(const json_t *results, const struct mxcts_report_files *files) {

@@ -54,11 +54,19 @@ static void add_cell(struct matrix *m, size_t col, const json_t *a) {
   if (!m->cells[r * m->ncols + col]) m->cells[r * m->ncols + col] = a;
 }
 
+/* The implementations' names, first appearance order (the caller frees the
+ * array, not the names). */
+static const char **impl_columns(json_t *const *docs, size_t ndocs, size_t *ncols) {
+  const char **cols = mxcts_xcalloc(ndocs + 1, sizeof *cols);
+  *ncols = 0;
+  for (size_t d = 0; d < ndocs; d++)
+    if (index_of(cols, *ncols, impl_name(docs[d])) == *ncols) cols[(*ncols)++] = impl_name(docs[d]);
+  return cols;
+}
+
 static void matrix_build(struct matrix *m, json_t *const *docs, size_t ndocs) {
   memset(m, 0, sizeof *m);
-  m->cols = mxcts_xcalloc(ndocs + 1, sizeof *m->cols);
-  for (size_t d = 0; d < ndocs; d++)
-    if (index_of(m->cols, m->ncols, impl_name(docs[d])) == m->ncols) m->cols[m->ncols++] = impl_name(docs[d]);
+  m->cols = impl_columns(docs, ndocs, &m->ncols);
   for (size_t d = 0; d < ndocs; d++) {
     size_t col = index_of(m->cols, m->ncols, impl_name(docs[d])), i, k;
     json_t *s, *a;
@@ -297,9 +305,7 @@ static size_t tp_row_of(struct throughput *t, const json_t *suite, const json_t 
 /* Every config's bN_img_s metrics, a row per suite, config and N. */
 static void throughput_build(struct throughput *t, json_t *const *docs, size_t ndocs) {
   memset(t, 0, sizeof *t);
-  t->cols = mxcts_xcalloc(ndocs + 1, sizeof *t->cols);
-  for (size_t d = 0; d < ndocs; d++)
-    if (index_of(t->cols, t->ncols, impl_name(docs[d])) == t->ncols) t->cols[t->ncols++] = impl_name(docs[d]);
+  t->cols = impl_columns(docs, ndocs, &t->ncols);
   for (size_t d = 0; d < ndocs; d++) {
     size_t col = index_of(t->cols, t->ncols, impl_name(docs[d])), i, k;
     json_t *s, *c, *v;
