@@ -172,6 +172,22 @@ ctr_local_base() {
     echo "$tag"
 }
 
+# ctr_buildah_copy_out CONTAINER DIR
+# Copy a buildah container's /out into DIR: straight from its root file
+# system through `buildah mount` where that works (as root), else as a tar
+# stream out of the container.  The stream is the fallback because buildah
+# 1.28 has been seen to end it early (tar: Unexpected EOF) after 24 MB.
+ctr_buildah_copy_out() {
+    local c=$1 out=$2 mnt rc=0
+    if mnt=$("${CTR[@]}" mount "$c" 2>/dev/null) && [ -d "$mnt/out" ]; then
+        cp -R "$mnt/out/." "$out" || rc=$?
+        "${CTR[@]}" umount "$c" >/dev/null || true
+        return "$rc"
+    fi
+    "${CTR[@]}" run --isolation "${BUILDAH_ISOLATION:-chroot}" "$c" -- tar -C /out -cf - . |
+        tar -C "$out" --no-same-owner --no-same-permissions -xf -
+}
+
 # ctr_run [--gpus] [--no-network] [--user U] [--out DIR] [-e NAME=VALUE]... TAG -- CMD...
 # Run CMD in a new container of TAG and remove the container.  With --out,
 # the container's /out (which the image provides, writable by its user) is
@@ -202,8 +218,7 @@ ctr_run() {
         "${pre[@]}" "${CTR[@]}" run --isolation "${BUILDAH_ISOLATION:-chroot}" "${opts[@]}" \
             "${envs[@]}" "$c" -- "$@" || rc=$?
         if [ -n "$out" ]; then
-            "${CTR[@]}" run --isolation "${BUILDAH_ISOLATION:-chroot}" "$c" -- tar -C /out -cf - . |
-                tar -C "$out" --no-same-owner --no-same-permissions -xf - || { echo "ctr_run: copying /out back failed" >&2; [ "$rc" -ne 0 ] || rc=1; }
+            ctr_buildah_copy_out "$c" "$out" || { echo "ctr_run: copying /out back failed" >&2; [ "$rc" -ne 0 ] || rc=1; }
         fi
         "${CTR[@]}" rm "$c" >/dev/null || true
         return "$rc"
