@@ -109,6 +109,15 @@ static int load_symbol(struct probe *p, const struct net_cfg *c, SymbolHandle *s
   char *path = net_path(c, "-symbol.json"), *text = NULL;
   int rc = mxcts_read_file(path, &text, NULL);
   if (rc) rc = net_fail(p, "network_inference: %s (netgen.py writes it)", mxcts_last_error());
+  /* MXNet's frontends list the ops before they load anything, and up to
+   * 1.4 that listing is what registers the operators still written as
+   * OperatorProperty (SoftmaxOutput among them) with the graph loader
+   * (c_api_symbolic.cc calls RegisterLegacyOpProp there); without it such
+   * a JSON file does not load ("Operator SoftmaxOutput is not registered").
+   * So the probe lists them first too, as a frontend would. */
+  uint32_t nops;
+  const char **ops;
+  if (!rc && p->api.MXListAllOpNames) (void)p->api.MXListAllOpNames(&nops, &ops);
   if (!rc && p->api.MXSymbolCreateFromJSON(text, sym) != 0) {
     char call[600];
     snprintf(call, sizeof call, "MXSymbolCreateFromJSON(%s)", path);
