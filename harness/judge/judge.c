@@ -374,28 +374,31 @@ static void round_figures(const struct mxcts_judging *j, size_t si, size_t c, js
   size_t *jobs;
   size_t found = mxcts__judge_jobs(j, si, c, MXCTS_JOB_ROUND, &jobs);
   int rounds = found ? mxcts_plan_rounds_run(j->plan, si) : 0;
-  json_t *metrics = json_object();
-  double *v = mxcts_xcalloc((size_t)rounds + 1, sizeof *v), rss = 0;
+  json_t *values = json_object(); /* metric name -> its values, round by round */
+  double rss = 0, kb;
   for (int r = 0; r < rounds; r++) {
     const struct mxcts_evidence *ev = jobs[r] == SIZE_MAX ? NULL : &j->ev[jobs[r]];
-    double kb;
-    if (ev && ev->has_result && mxcts_result_number(&ev->result, "peak_rss_kb", &kb) && kb > rss) rss = kb;
+    if (!ev || !ev->has_result) continue;
+    if (mxcts_result_number(&ev->result, "peak_rss_kb", &kb) && kb > rss) rss = kb;
     const char *name;
     json_t *value;
-    json_object_foreach(ev && ev->has_result ? json_object_get(ev->result.root, "metrics") : NULL, name, value) {
-      if (json_object_get(metrics, name) || !json_is_number(value)) continue;
-      size_t n = 0;
-      for (int q = r; q < rounds; q++) { /* this metric's values, from its first round on */
-        const struct mxcts_evidence *e = jobs[q] == SIZE_MAX ? NULL : &j->ev[jobs[q]];
-        double x;
-        char *path = mxcts_xasprintf("metrics.%s", name);
-        if (e && e->has_result && mxcts_result_number(&e->result, path, &x)) v[n++] = x;
-        free(path);
-      }
-      if (n) json_object_set_new(metrics, name, json_real(mxcts_median(v, n)));
+    json_object_foreach(json_object_get(ev->result.root, "metrics"), name, value) {
+      if (!json_is_number(value)) continue;
+      if (!json_object_get(values, name)) json_object_set_new(values, name, json_array());
+      json_array_append(json_object_get(values, name), value);
     }
   }
+  json_t *metrics = json_object(), *arr;
+  const char *name;
+  double *v = mxcts_xcalloc((size_t)rounds + 1, sizeof *v);
+  json_object_foreach(values, name, arr) {
+    size_t i, n = json_array_size(arr);
+    json_t *x;
+    json_array_foreach(arr, i, x) v[i] = json_number_value(x);
+    json_object_set_new(metrics, name, json_real(mxcts_median(v, n)));
+  }
   free(v);
+  json_decref(values);
   free(jobs);
   json_object_set_new(o, "metrics", metrics);
   json_object_set_new(o, "peak_rss_kb", rss > 0 ? json_integer((json_int_t)rss) : json_null());

@@ -225,7 +225,7 @@ static int pool_pick(const struct mxr_executor *e, const struct free_pool *pool,
     if (same_layout(e->values[u], s, dtype)) return p;
     mxr_ndarray *a = pool->storage[u];
     int64_t size = mxr_ndarray_size(a);
-    if (need > 0 && mxr_ndarray_dtype(a) == dtype && size >= need && size / e->opts.match_range <= need &&
+    if (need > 0 && mxr_ndarray_dtype(a) == dtype && size >= need && size <= need * e->opts.match_range &&
         (best < 0 || size < best_size)) {
       best = p;
       best_size = size;
