@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "capi/capi_internal.h"
+#include "common/recycle.h"
 #include "common/threads.h"
 #include "mxref/device.h"
 #include "mxref/engine.h"
@@ -143,8 +144,22 @@ struct push_call {
   EngineSyncFunc fn;
   void *param;
   EngineFuncParamDeleter deleter;
-  char name[]; /* the op's name, "" when none was given */
+  bool recycled; /* the block came from push_calls */
+  char name[];   /* the op's name, "" when none was given */
 };
+
+/* Calls whose name fits a block this size reuse blocks the workers gave
+ * back, without the allocator (common/recycle.h). */
+#define PUSH_CALL_BLOCK 96
+static struct mxr__recycler push_calls = MXR_RECYCLER_INIT(PUSH_CALL_BLOCK, 4096);
+
+static struct push_call *new_push_call(size_t name_len) {
+  bool small = offsetof(struct push_call, name) + name_len + 1 <= PUSH_CALL_BLOCK;
+  struct push_call *c = small ? mxr__recycler_take(&push_calls)
+                              : malloc(offsetof(struct push_call, name) + name_len + 1);
+  if (c) c->recycled = small;
+  return c;
+}
 
 static int run_push(const struct mxr_run_ctx *rctx, void *p) {
   struct push_call *c = p;
@@ -157,7 +172,10 @@ static int run_push(const struct mxr_run_ctx *rctx, void *p) {
 static void free_push(void *p) {
   struct push_call *c = p;
   if (c->deleter) c->deleter(c->param);
-  free(c);
+  if (c->recycled)
+    mxr__recycler_give(&push_calls, c);
+  else
+    free(c);
 }
 
 #define PUSH_SMALL 16
@@ -172,7 +190,7 @@ int MXEnginePushSyncND(EngineSyncFunc sync_func, void *func_param, EngineFuncPar
    * deleter runs exactly once (after the op, or before a refused call
    * returns). */
   size_t name_len = opr_name ? strlen(opr_name) : 0;
-  struct push_call *c = malloc(sizeof *c + name_len + 1);
+  struct push_call *c = new_push_call(name_len);
   if (!c) {
     if (deleter) deleter(func_param);
     return capi_ret(mxr_set_error(MXR_ENOMEM, "%s: out of memory", fn));

@@ -12,6 +12,7 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/common/base.c \
 	ref/src/common/env.c \
 	ref/src/common/threads.c ref/src/common/threads.h \
+	ref/src/common/recycle.c ref/src/common/recycle.h \
 	ref/src/common/random.c ref/src/common/random.h \
 	ref/src/common/mutant.c ref/src/common/mutant.h \
 	ref/src/common/timer.h

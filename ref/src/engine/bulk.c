@@ -37,11 +37,17 @@ struct bulk_state {
   char deferred_msg[MXR_ERROR_MAX];
 };
 
-/* What the pushed bulk op owns. */
+/* What the pushed bulk op owns.  Blocks for up to MXR_BULK_SMALL ops come
+ * from the engine's recycler. */
 struct bulk_batch {
+  mxr_engine *eng;
   int count;
   struct bulk_item items[];
 };
+
+size_t mxr__bulk_batch_size(int count) {
+  return sizeof(struct bulk_batch) + (size_t)count * sizeof(struct bulk_item);
+}
 
 static _Thread_local struct bulk_state tls;
 static pthread_key_t exit_key;
@@ -80,7 +86,10 @@ static void free_batch(void *param) {
   struct bulk_batch *b = param;
   for (int i = 0; i < b->count; i++)
     if (b->items[i].param_free) b->items[i].param_free(b->items[i].param);
-  free(b);
+  if (b->count <= MXR_BULK_SMALL)
+    mxr__recycler_give(&b->eng->batches, b);
+  else
+    free(b);
 }
 
 /* Reads that some op of the bulk also writes are covered by the write. */
@@ -100,13 +109,15 @@ static void reset_pending(void) {
 static int flush_tls(void) {
   if (tls.count == 0) return 0;
   mxr_engine *eng = tls.eng;
-  struct bulk_batch *b = malloc(sizeof *b + (size_t)tls.count * sizeof b->items[0]);
+  struct bulk_batch *b = tls.count <= MXR_BULK_SMALL ? mxr__recycler_take(&eng->batches)
+                                                    : malloc(mxr__bulk_batch_size(tls.count));
   if (!b) {
     for (int i = 0; i < tls.count; i++)
       if (tls.items[i].param_free) tls.items[i].param_free(tls.items[i].param);
     reset_pending();
     return mxr_set_error(MXR_ENOMEM, "engine bulk: out of memory pushing a bulk");
   }
+  b->eng = eng;
   b->count = tls.count;
   for (int i = 0; i < tls.count; i++) b->items[i] = tls.items[i];
   drop_written_reads(&tls.reads, &tls.writes);

@@ -112,6 +112,11 @@ static int init_locks(mxr_engine *eng) {
   return st; /* a failure here leaks a few bytes of pthread state at most */
 }
 
+/* An op block with room for `nvars` vars and their queue links. */
+static size_t opr_size(int nvars) {
+  return sizeof(struct opr) + (size_t)nvars * (sizeof(mxr_var *) + sizeof(struct dep_link));
+}
+
 int mxr_engine_create(const struct mxr_engine_opts *opts, mxr_engine **out) {
   if (!opts || !out) return mxr_set_error(MXR_EINVAL, "mxr_engine_create: NULL argument");
   int st = validate_opts(opts);
@@ -120,7 +125,9 @@ int mxr_engine_create(const struct mxr_engine_opts *opts, mxr_engine **out) {
   mxr_engine *eng = aligned_alloc(MXR_CACHE_LINE, sizeof *eng);
   if (!eng) return mxr_set_error(MXR_ENOMEM, "engine: cannot allocate the engine");
   memset(eng, 0, sizeof *eng);
-  atomic_flag_clear(&eng->opr_stash_busy);
+  mxr__recycler_init(&eng->oprs, opr_size(MXR_OPR_SMALL_VARS), MXR_OPR_RECYCLED_MAX);
+  mxr__recycler_init(&eng->batches, mxr__bulk_batch_size(MXR_BULK_SMALL), MXR_OPR_RECYCLED_MAX);
+  mxr__recycler_init(&eng->var_blocks, sizeof(mxr_var), MXR_OPR_RECYCLED_MAX);
   eng->opts = *opts;
   st = init_locks(eng);
   if (st) {
@@ -152,8 +159,6 @@ static void stop_all_pools(mxr_engine *eng) {
       drv->worker_stop(drv->user, &eng->naive_gpu_rctx[i]);
 }
 
-static void free_chain(struct opr *op);
-
 int mxr_engine_free(mxr_engine *eng) {
   if (!eng) return 0;
   int st = mxr_engine_wait_for_all(eng);
@@ -174,8 +179,9 @@ int mxr_engine_free(mxr_engine *eng) {
   mxr_mutex_destroy(&eng->errors_mu);
   mxr_mutex_destroy(&eng->vars_mu);
   mxr_mutex_destroy(&eng->naive_gpu_mu);
-  free_chain(eng->opr_stash);
-  free_chain(atomic_load(&eng->free_oprs));
+  mxr__recycler_drain(&eng->oprs);
+  mxr__recycler_drain(&eng->batches);
+  mxr__recycler_drain(&eng->var_blocks);
   free(eng);
   if (st) mxr_set_error(st, "%s", msg);
   return st;
@@ -402,48 +408,13 @@ struct naive_wait {
 
 static void dispatch(struct opr *op, bool on_pusher);
 
-/* Push a small block onto the engine's recycled ones, or free it. */
+/* Give a small block back for reuse, or free it. */
 static void free_opr(struct opr *op) {
   mxr__error_release(op->err);
-  mxr_engine *eng = op->eng;
-  if (!MXR_OPR_RECYCLE || op->num_const + op->num_mutable > MXR_OPR_SMALL_VARS) {
+  if (op->num_const + op->num_mutable <= MXR_OPR_SMALL_VARS)
+    mxr__recycler_give(&op->eng->oprs, op);
+  else
     free(op);
-    return;
-  }
-  /* acquire: head's fields were written by the thread that pushed it */
-  struct opr *head = atomic_load_explicit(&eng->free_oprs, memory_order_acquire);
-  do {
-    /* head's depth may be stale when head was taken meanwhile: the bound is
-     * approximate, and the exchange below fails then anyway */
-    int depth = head ? atomic_load_explicit(&head->free_depth, memory_order_relaxed) : 0;
-    if (depth >= MXR_OPR_RECYCLED_MAX) {
-      free(op);
-      return;
-    }
-    op->next_free = head;
-    atomic_store_explicit(&op->free_depth, depth + 1, memory_order_relaxed);
-  } while (!atomic_compare_exchange_weak_explicit(&eng->free_oprs, &head, op, memory_order_acq_rel,
-                                                  memory_order_acquire));
-}
-
-/* A recycled block, or NULL: from the stash, refilled with every block
- * completions gave back since the last refill. */
-static struct opr *take_recycled(mxr_engine *eng) {
-  if (atomic_flag_test_and_set_explicit(&eng->opr_stash_busy, memory_order_acquire)) return NULL;
-  if (!eng->opr_stash)
-    eng->opr_stash = atomic_exchange_explicit(&eng->free_oprs, NULL, memory_order_acquire);
-  struct opr *op = eng->opr_stash;
-  if (op) eng->opr_stash = op->next_free;
-  atomic_flag_clear_explicit(&eng->opr_stash_busy, memory_order_release);
-  return op;
-}
-
-static void free_chain(struct opr *op) {
-  while (op) {
-    struct opr *next = op->next_free;
-    free(op);
-    op = next;
-  }
 }
 
 /* The op is done: release its vars (dispatching what that grants), attach
@@ -545,12 +516,7 @@ static void dispatch(struct opr *op, bool on_pusher) {
 
 static struct opr *alloc_opr(mxr_engine *eng, const struct mxr_push *r) {
   int n = r->num_const + r->num_mutable;
-  bool small = n <= MXR_OPR_SMALL_VARS;
-  struct opr *op = small ? take_recycled(eng) : NULL;
-  if (!op) {
-    int slots = small ? MXR_OPR_SMALL_VARS : n;
-    op = malloc(sizeof(struct opr) + (size_t)slots * (sizeof(mxr_var *) + sizeof(struct dep_link)));
-  }
+  struct opr *op = n <= MXR_OPR_SMALL_VARS ? mxr__recycler_take(&eng->oprs) : malloc(opr_size(n));
   if (!op) return NULL;
   op->vars = (mxr_var **)(op + 1);
   op->links = (struct dep_link *)(op->vars + n);

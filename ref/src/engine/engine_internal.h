@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/recycle.h"
 #include "common/threads.h"
 #include "engine/workqueue.h"
 #include "mxref/config.h"
@@ -102,30 +103,17 @@ struct opr {
   bool hooked;           /* op_begin was called: op_end is due */
   uint64_t hook_cookie;  /* what op_begin returned */
   struct mxr_completion done;
-  struct opr *next_free;      /* in the engine's recycled blocks (engine.c) */
-  atomic_int free_depth;      /* blocks from here to the bottom of that stack */
   /* trailing storage: vars[] then links[] */
 };
 
-/* Op blocks for at most this many vars are recycled rather than freed: the
- * thread that completes an op is seldom the one that pushes the next, and
- * the C library's allocator serves such a hand-over through a lock that
- * both threads then take for every op. */
+/* Op blocks for at most this many vars are recycled rather than freed
+ * (common/recycle.h): the thread that completes an op is seldom the one that
+ * pushes the next. */
 #define MXR_OPR_SMALL_VARS 4
-/* Not under AddressSanitizer: it must see every block freed, to catch a
- * use after free. */
-#if defined(__SANITIZE_ADDRESS__)
-#define MXR_OPR_RECYCLE 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MXR_OPR_RECYCLE 0
-#endif
-#endif
-#ifndef MXR_OPR_RECYCLE
-#define MXR_OPR_RECYCLE 1
-#endif
-/* At most this many blocks wait for reuse; beyond it they are freed. */
+/* At most about this many blocks of each kind wait for reuse. */
 #define MXR_OPR_RECYCLED_MAX 4096
+/* Bulks of at most this many ops have recycled blocks (bulk.c). */
+#define MXR_BULK_SMALL 16
 
 /* Dependency tracking (var.c). */
 int mxr__var_create(struct mxr_engine *eng, mxr_var **out);
@@ -212,13 +200,8 @@ struct mxr_engine {
   atomic_int_fast64_t vars_live;
   atomic_int pools_started, threads_started;
 
-  /* Recycled op blocks: completions push onto free_oprs (a lock-free
-   * stack); a pushing thread takes one from opr_stash, refilled with the
-   * whole stack when empty, under opr_stash_busy (a try-lock: a pusher that
-   * finds it held allocates instead). */
-  _Alignas(MXR_CACHE_LINE) _Atomic(struct opr *) free_oprs;
-  _Alignas(MXR_CACHE_LINE) atomic_flag opr_stash_busy;
-  struct opr *opr_stash;
+  /* Recycled blocks: small ops' blocks, small bulks' batches, vars. */
+  struct mxr__recycler oprs, batches, var_blocks;
   /* Written by every push and every completion. */
   _Alignas(MXR_CACHE_LINE) atomic_int pending; /* pushed, not completed */
   /* Written by pushing threads. */
@@ -242,6 +225,8 @@ int mxr__engine_push_now(mxr_engine *eng, const struct mxr_push *req, bool is_wa
  * 0 if the op must be pushed normally (the bulk was flushed first as the
  * rules require), or a negative status. */
 int mxr__bulk_try_append(mxr_engine *eng, const struct mxr_push *req);
+/* The size of a pushed bulk's block for `count` ops. */
+size_t mxr__bulk_batch_size(int count);
 /* Push this thread's pending bulk for `eng`, if any. */
 int mxr__bulk_flush(mxr_engine *eng);
 

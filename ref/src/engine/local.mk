@@ -16,7 +16,8 @@ ref_libmxref_core_la_SOURCES += \
 ENGINE_TESTS = \
 	ref/tests/test_engine \
 	ref/tests/test_engine_random \
-	ref/tests/test_bulk
+	ref/tests/test_bulk \
+	ref/tests/test_recycle
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 ref_tests_test_engine_SOURCES = ref/tests/test_engine.c ref/tests/engine_util.h
@@ -28,3 +29,6 @@ ref_tests_test_engine_random_LDADD = $(TEST_LIBS)
 ref_tests_test_bulk_SOURCES = ref/tests/test_bulk.c ref/tests/engine_util.h
 ref_tests_test_bulk_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_bulk_LDADD = $(TEST_LIBS)
+ref_tests_test_recycle_SOURCES = ref/tests/test_recycle.c
+ref_tests_test_recycle_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_recycle_LDADD = $(TEST_LIBS)

@@ -8,16 +8,18 @@
  * earlier write, and a write never overtakes an earlier read.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/mutant.h"
 #include "engine/engine_internal.h"
 
 int mxr__var_create(struct mxr_engine *eng, mxr_var **out) {
-  mxr_var *v = calloc(1, sizeof *v);
+  mxr_var *v = mxr__recycler_take(&eng->var_blocks);
   if (!v) return mxr_set_error(MXR_ENOMEM, "engine: cannot allocate a var");
+  memset(v, 0, sizeof *v);
   int st = mxr__mutex_init(&v->mu, "var");
   if (st) {
-    free(v);
+    mxr__recycler_give(&eng->var_blocks, v);
     return st;
   }
   atomic_init(&v->err, NULL);
@@ -29,7 +31,7 @@ int mxr__var_create(struct mxr_engine *eng, mxr_var **out) {
 void mxr__var_destroy(mxr_var *var) {
   mxr__error_release(atomic_load(&var->err));
   mxr_mutex_destroy(&var->mu);
-  free(var);
+  mxr__recycler_give(&var->eng->var_blocks, var);
 }
 
 /* Whether `l` must wait for the reads that run (a write must). */

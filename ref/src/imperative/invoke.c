@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/random.h"
+#include "common/recycle.h"
 #include "imperative/imperative_internal.h"
 
 #define MAX_ARRAYS 64
@@ -32,14 +33,24 @@ struct invoke_call {
   int *req;
   void *workspace;
   size_t workspace_size;
+  bool recycled; /* the block came from `calls` */
 };
+
+/* Calls whose block fits this size reuse blocks the workers gave back,
+ * without the allocator (common/recycle.h). */
+#define CALL_BLOCK 512
+static struct mxr__recycler calls = MXR_RECYCLER_INIT(CALL_BLOCK, 4096);
 
 static void free_call(void *param) {
   struct invoke_call *c = param;
   for (int i = 0; i < c->nin + c->nout + c->naux; i++) mxr_ndarray_free(c->arrays[i]);
   mxr_op_params_free(c->params);
   free(c->workspace);
-  free(c); /* arrays, tensors and req live in the same block */
+  /* arrays, tensors and req live in the same block */
+  if (c->recycled)
+    mxr__recycler_give(&calls, c);
+  else
+    free(c);
 }
 
 /* One block for the call and its three lists: one allocation per invoke. */
@@ -49,9 +60,13 @@ static struct invoke_call *new_call(int nin, int nout, int naux) {
   tensors_at = (tensors_at + _Alignof(struct mxr_tensor) - 1) / _Alignof(struct mxr_tensor) *
                _Alignof(struct mxr_tensor);
   size_t req_at = tensors_at + n * sizeof(struct mxr_tensor);
-  char *block = calloc(1, req_at + (size_t)nout * sizeof(int));
+  size_t size = req_at + (size_t)nout * sizeof(int);
+  bool small = size <= CALL_BLOCK;
+  char *block = small ? mxr__recycler_take(&calls) : malloc(size);
   if (!block) return NULL;
+  memset(block, 0, size);
   struct invoke_call *c = (struct invoke_call *)(void *)block;
+  c->recycled = small;
   c->arrays = (mxr_ndarray **)(void *)(block + sizeof *c);
   c->tensors = (struct mxr_tensor *)(void *)(block + tensors_at);
   c->req = (int *)(void *)(block + req_at);

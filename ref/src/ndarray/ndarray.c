@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "common/mutant.h"
+#include "common/recycle.h"
 #include "common/threads.h"
 #include "mxref/error.h"
 #include "mxref/ndarray.h"
@@ -67,6 +68,17 @@ void mxr__ndarray_set_autograd(mxr_ndarray *arr, void *entry, void (*release)(vo
 
 void *mxr__ndarray_autograd(const mxr_ndarray *arr) { return arr ? arr->autograd : NULL; }
 
+/* Array objects and storage handles: made on the thread that calls, often
+ * freed on an engine worker (common/recycle.h). */
+static struct mxr__recycler array_blocks = MXR_RECYCLER_INIT(sizeof(mxr_ndarray), 4096);
+static struct mxr__recycler handle_blocks = MXR_RECYCLER_INIT(sizeof(struct mxr_storage), 4096);
+
+static void *take_zeroed(struct mxr__recycler *r) {
+  void *p = mxr__recycler_take(r);
+  if (p) memset(p, 0, r->size);
+  return p;
+}
+
 /* ---------------------------------------------------------------------------
  * Releasing memory through the engine. */
 
@@ -84,7 +96,7 @@ static int free_storage_op(const struct mxr_run_ctx *rctx, void *param) {
  * memory is released here instead of leaking. */
 static void free_storage_param(void *param) {
   mxr_storage_free(param);
-  free(param);
+  mxr__recycler_give(&handle_blocks, param);
 }
 
 /* Free the array object; its memory and var go through the engine. */
@@ -93,7 +105,7 @@ static void destroy(mxr_ndarray *arr) {
   if (arr->base) { /* the var and memory are the base's */
     mxr_ndarray_free(arr->base);
     mxr_mutex_destroy(&arr->alloc_mu);
-    free(arr);
+    mxr__recycler_give(&array_blocks, arr);
     return;
   }
   /* The engine owns `mem` from this call on, whatever it returns (it calls
@@ -103,7 +115,7 @@ static void destroy(mxr_ndarray *arr) {
   (void)mxr_engine_delete_var(arr->eng, arr->var, free_storage_op, arr->mem,
                               free_storage_param);
   mxr_mutex_destroy(&arr->alloc_mu);
-  free(arr);
+  mxr__recycler_give(&array_blocks, arr);
 }
 
 /* ---------------------------------------------------------------------------
@@ -164,24 +176,17 @@ static int check_shape(const char *fn, const int64_t *shape, int ndim, int dtype
 /* The common part of both constructors: the object, its mutex, its storage
  * handle and its var.  Shape fields are the caller's. */
 static int new_array(const char *fn, mxr_engine *eng, mxr_ndarray **out) {
-  mxr_ndarray *arr = calloc(1, sizeof *arr);
-  struct mxr_storage *mem = calloc(1, sizeof *mem);
-  if (arr == NULL || mem == NULL) {
-    free(arr);
-    free(mem);
-    return mxr_set_error(MXR_ENOMEM, "%s: out of memory for the array object", fn);
+  mxr_ndarray *arr = take_zeroed(&array_blocks);
+  struct mxr_storage *mem = take_zeroed(&handle_blocks);
+  int rc = arr && mem ? mxr__mutex_init(&arr->alloc_mu, "an ndarray")
+                      : mxr_set_error(MXR_ENOMEM, "%s: out of memory for the array object", fn);
+  if (rc == 0) {
+    rc = mxr_engine_new_var(eng, &arr->var);
+    if (rc != 0) mxr_mutex_destroy(&arr->alloc_mu);
   }
-  int rc = mxr__mutex_init(&arr->alloc_mu, "an ndarray");
   if (rc != 0) {
-    free(arr);
-    free(mem);
-    return rc;
-  }
-  rc = mxr_engine_new_var(eng, &arr->var);
-  if (rc != 0) {
-    mxr_mutex_destroy(&arr->alloc_mu);
-    free(arr);
-    free(mem);
+    mxr__recycler_give(&array_blocks, arr);
+    mxr__recycler_give(&handle_blocks, mem);
     return rc;
   }
   atomic_init(&arr->refs, 1);
@@ -265,11 +270,11 @@ int mxr_ndarray_view(mxr_ndarray *base, int64_t elem_offset, const int64_t *shap
                          "array's %" PRId64 " elements",
                          fn, size, elem_offset, base->size);
   mxr_ndarray *root = base->base ? base->base : base;
-  mxr_ndarray *arr = calloc(1, sizeof *arr);
+  mxr_ndarray *arr = take_zeroed(&array_blocks);
   if (arr == NULL) return mxr_set_error(MXR_ENOMEM, "%s: out of memory", fn);
   rc = mxr__mutex_init(&arr->alloc_mu, "an ndarray view");
   if (rc != 0) {
-    free(arr);
+    mxr__recycler_give(&array_blocks, arr);
     return rc;
   }
   atomic_init(&arr->refs, 1);

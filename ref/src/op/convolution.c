@@ -26,11 +26,11 @@
  */
 #include "config.h"
 
-#include <cblas.h>
 #include <limits.h>
 #include <string.h>
 
 #include "mxref/config.h"
+#include "op/blas.h"
 #include "op/conv_common.h"
 #include "op/cuda/convolution.h"
 #include "op/cuda/convolution_gemm.h"
@@ -330,10 +330,13 @@ static void gemm(bool f64, bool ta, bool tb, int64_t m, int64_t n, int64_t k, co
   }
   const enum CBLAS_TRANSPOSE tra = ta ? CblasTrans : CblasNoTrans, trb = tb ? CblasTrans : CblasNoTrans;
   const int lda = (int)(ta ? m : k), ldb = (int)(tb ? k : n);
+  /* conv_cpu_checks loaded it */
+  const struct mxr__blas *blas = mxr__blas("Convolution");
   if (f64)
-    cblas_dgemm(CblasRowMajor, tra, trb, (int)m, (int)n, (int)k, 1.0, a, lda, b, ldb, beta, c, (int)n);
+    blas->dgemm(CblasRowMajor, tra, trb, (int)m, (int)n, (int)k, 1.0, a, lda, b, ldb, beta, c,
+                (int)n);
   else
-    cblas_sgemm(CblasRowMajor, tra, trb, (int)m, (int)n, (int)k, 1.0f, a, lda, b, ldb,
+    blas->sgemm(CblasRowMajor, tra, trb, (int)m, (int)n, (int)k, 1.0f, a, lda, b, ldb,
                 (float)beta, c, (int)n);
 }
 
@@ -392,7 +395,7 @@ static int conv_cpu_checks(const char *op, const struct mxr_op_ctx *ctx, int dty
   if (need && (!ctx || !ctx->workspace || ctx->workspace_size < need))
     return mxr_set_error(MXR_EINVAL, "%s: workspace of %zu bytes is too small (%zu needed)", op,
                          ctx ? ctx->workspace_size : (size_t)0, need);
-  return 0;
+  return mxr__blas(op) ? 0 : MXR_ENOTFOUND;
 }
 
 /* Images n0 .. n0+m through one product per group: their column matrices

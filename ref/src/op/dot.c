@@ -7,12 +7,12 @@
  */
 #include "config.h"
 
-#include <cblas.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "op/blas.h"
 #include "op/tensor_common.h"
 #include "op/cuda/launch.h"
 #include "op/cuda/tensor.h"
@@ -104,20 +104,23 @@ static int dot_backward_shape(MXR_SHAPE_FN_PARAMS) {
 }
 
 /* C (req)= op(A) op(B), row-major, C of M x N with leading dimension N. */
-static void gemm(int dt, bool ta, bool tb, int64_t M, int64_t N, int64_t K, const void *A,
-                 int64_t lda, const void *B, int64_t ldb, int req, void *C) {
-  if (req == MXR_REQ_NULL || M == 0 || N == 0) return;
+static int gemm(int dt, bool ta, bool tb, int64_t M, int64_t N, int64_t K, const void *A,
+                int64_t lda, const void *B, int64_t ldb, int req, void *C) {
+  if (req == MXR_REQ_NULL || M == 0 || N == 0) return 0;
   if (K == 0) {
     if (req != MXR_REQ_ADD) memset(C, 0, (size_t)(M * N) * mxr_dtype_size(dt));
-    return;
+    return 0;
   }
+  const struct mxr__blas *blas = mxr__blas("dot");
+  if (!blas) return MXR_ENOTFOUND;
   const enum CBLAS_TRANSPOSE opa = ta ? CblasTrans : CblasNoTrans, opb = tb ? CblasTrans : CblasNoTrans;
   if (dt == MXR_FLOAT64)
-    cblas_dgemm(CblasRowMajor, opa, opb, (blasint)M, (blasint)N, (blasint)K, 1.0, A, (blasint)lda,
+    blas->dgemm(CblasRowMajor, opa, opb, (blasint)M, (blasint)N, (blasint)K, 1.0, A, (blasint)lda,
                 B, (blasint)ldb, req == MXR_REQ_ADD ? 1.0 : 0.0, C, (blasint)N);
   else
-    cblas_sgemm(CblasRowMajor, opa, opb, (blasint)M, (blasint)N, (blasint)K, 1.0f, A, (blasint)lda,
+    blas->sgemm(CblasRowMajor, opa, opb, (blasint)M, (blasint)N, (blasint)K, 1.0f, A, (blasint)lda,
                 B, (blasint)ldb, req == MXR_REQ_ADD ? 1.0f : 0.0f, C, (blasint)N);
+  return 0;
 }
 
 /* C (req)= op(A) op(B) on the op's device: OpenBLAS on the CPU, cuBLAS on
@@ -130,8 +133,7 @@ static int matmul(const struct mxr_op_ctx *ctx, bool gpu, int dt, bool ta, bool 
 #else
   (void)ctx, (void)gpu;
 #endif
-  gemm(dt, ta, tb, M, N, K, A, lda, B, ldb, req, C);
-  return 0;
+  return gemm(dt, ta, tb, M, N, K, A, lda, B, ldb, req, C);
 }
 
 static int dot_forward_on(bool gpu, const struct mxr_op_ctx *ctx, const struct dot_params *p,
@@ -141,8 +143,10 @@ static int dot_forward_on(bool gpu, const struct mxr_op_ctx *ctx, const struct d
   if (st_ || req[0] == MXR_REQ_NULL) return st_;
   const int dt = in[0].dtype;
   if (pl.vec && !gpu) {
-    double v = dt == MXR_FLOAT64 ? cblas_ddot((blasint)pl.k, in[0].data, 1, in[1].data, 1)
-                                 : cblas_sdot((blasint)pl.k, in[0].data, 1, in[1].data, 1);
+    const struct mxr__blas *blas = mxr__blas("dot");
+    if (!blas) return MXR_ENOTFOUND;
+    double v = dt == MXR_FLOAT64 ? blas->ddot((blasint)pl.k, in[0].data, 1, in[1].data, 1)
+                                 : blas->sdot((blasint)pl.k, in[0].data, 1, in[1].data, 1);
     st(out[0].data, dt, 0, req[0], v);
     return 0;
   }

@@ -7,11 +7,11 @@
  */
 #include "config.h"
 
-#include <cblas.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
 
+#include "op/blas.h"
 #include "op/nn_common.h"
 #include "op/cuda/launch.h"
 #include "op/cuda/output.h"
@@ -27,13 +27,15 @@ static int gemm(const char *opname, int dtype, bool ta, bool tb, int64_t m, int6
     if (!add) memset(c, 0, (size_t)(m * n) * mxr_dtype_size(dtype));
     return 0;
   }
+  const struct mxr__blas *blas = mxr__blas(opname);
+  if (!blas) return MXR_ENOTFOUND;
   const int lda = (int)(ta ? m : k), ldb = (int)(tb ? k : n);
   const enum CBLAS_TRANSPOSE at = ta ? CblasTrans : CblasNoTrans, bt = tb ? CblasTrans : CblasNoTrans;
   if (dtype == MXR_FLOAT64)
-    cblas_dgemm(CblasRowMajor, at, bt, (int)m, (int)n, (int)k, 1.0, a, lda, b, ldb, add ? 1.0 : 0.0,
+    blas->dgemm(CblasRowMajor, at, bt, (int)m, (int)n, (int)k, 1.0, a, lda, b, ldb, add ? 1.0 : 0.0,
                 c, (int)n);
   else
-    cblas_sgemm(CblasRowMajor, at, bt, (int)m, (int)n, (int)k, 1.0f, a, lda, b, ldb,
+    blas->sgemm(CblasRowMajor, at, bt, (int)m, (int)n, (int)k, 1.0f, a, lda, b, ldb,
                 add ? 1.0f : 0.0f, c, (int)n);
   return 0;
 }

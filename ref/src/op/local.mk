@@ -9,7 +9,7 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/op/mxnet_op_names.h \
 	ref/src/op/info.c \
 	ref/src/op/params.c \
-	ref/src/op/blas.c \
+	ref/src/op/blas.c ref/src/op/blas.h \
 	ref/src/op/tensor_common.h \
 	ref/src/op/nn_common.h \
 	ref/src/op/conv_common.h \
@@ -81,6 +81,7 @@ OP_TESTS = \
 	ref/tests/test_ops_elemwise \
 	ref/tests/test_ops_reduce \
 	ref/tests/test_ops_dot \
+	ref/tests/test_blas_load \
 	ref/tests/test_ops_reshape \
 	ref/tests/test_ops_transpose \
 	ref/tests/test_ops_concat \
@@ -108,6 +109,9 @@ ref_tests_test_ops_elemwise_LDADD = $(OP_TEST_LIBS)
 ref_tests_test_ops_reduce_SOURCES = ref/tests/test_ops_reduce.c
 ref_tests_test_ops_reduce_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_ops_reduce_LDADD = $(OP_TEST_LIBS)
+ref_tests_test_blas_load_SOURCES = ref/tests/test_blas_load.c
+ref_tests_test_blas_load_CFLAGS = $(TEST_CFLAGS) $(OPENBLAS_CFLAGS)
+ref_tests_test_blas_load_LDADD = $(TEST_LIBS)
 ref_tests_test_ops_dot_SOURCES = ref/tests/test_ops_dot.c
 ref_tests_test_ops_dot_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_ops_dot_LDADD = $(OP_TEST_LIBS)

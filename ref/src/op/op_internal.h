@@ -294,9 +294,6 @@ int mxr__op_check_dtypes(const mxr_op *op, const struct mxr_tensor *t, int n, co
  * X has no GPU kernel" (or CPU). */
 int mxr__op_check_kernel(const mxr_op *op, struct mxr_context ctx, const char *who);
 
-/* BLAS threads for `concurrent_ops` engine workers on `cores` cores (the
- * policy applied at load, blas.c). */
-int mxr__blas_threads_for(int cores, int concurrent_ops);
 
 /* Shape helpers for kernels. */
 static inline struct mxr_shape mxr__shape1(int64_t a) {
