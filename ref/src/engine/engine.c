@@ -2,6 +2,7 @@
  * The engine: creation, push, dispatch to pools, run, completion, waits.
  * Dependency tracking lives in var.c, the pools in pool.c, bulking in bulk.c.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,7 +166,8 @@ int mxr_engine_free(mxr_engine *eng) {
   char msg[MXR_ERROR_MAX];
   snprintf(msg, sizeof msg, "%s", mxr_last_error());
   mxr__bulk_forget(eng);
-  stop_all_pools(eng);
+  stop_all_pools(eng); /* joins the workers: none is inside the engine after it */
+  while (atomic_load_explicit(&eng->completing, memory_order_acquire) > 0) sched_yield();
   while (eng->vars) {
     mxr_var *v = eng->vars;
     eng->vars = v->reg_next;
@@ -439,9 +441,12 @@ static void complete(struct opr *op) {
     if (atomic_fetch_sub_explicit(&ready.ops[i]->wait, 1, memory_order_acq_rel) == 1)
       dispatch(ready.ops[i], false);
   mxr__ready_free(&ready);
-  if (atomic_fetch_sub_explicit(&eng->pending, 1, memory_order_acq_rel) == 1) {
+  /* Sequentially consistent, with the waiter's count of itself and its
+   * reads: either it sees this completion, or this sees it waiting. */
+  uint64_t done = atomic_fetch_add(&eng->completed, 1) + 1;
+  if (atomic_load(&eng->all_waiters) > 0 && done == atomic_load(&eng->pushed)) {
     mxr_mutex_lock(&eng->finished_mu);
-    if (eng->all_waiters > 0) mxr_cond_broadcast(&eng->finished_cv);
+    mxr_cond_broadcast(&eng->finished_cv);
     mxr_mutex_unlock(&eng->finished_mu);
   }
 }
@@ -456,8 +461,13 @@ void mxr_engine_complete(mxr_completion *done, int status) {
     naive_async_done((struct naive_wait *)((uintptr_t)op & ~(uintptr_t)1u), status);
     return;
   }
+  /* A thread of the caller's may complete an op after the engine's waiters
+   * saw it idle; the engine is not freed until such a thread has left. */
+  mxr_engine *eng = op->eng;
+  atomic_fetch_add_explicit(&eng->completing, 1, memory_order_relaxed);
   if (status) raise_op_error(op, status);
   complete(op);
+  atomic_fetch_sub_explicit(&eng->completing, 1, memory_order_release);
 }
 
 /* Inherit the first active error among the op's vars. */
@@ -564,7 +574,7 @@ int mxr__engine_push_now(mxr_engine *eng, const struct mxr_push *req, bool is_wa
   fill_opr(op, eng, req);
   op->pool = pool;
   op->is_wait_marker = is_wait_marker;
-  atomic_fetch_add_explicit(&eng->pending, 1, memory_order_relaxed);
+  atomic_fetch_add(&eng->pushed, 1);
   if (!is_wait_marker) atomic_fetch_add_explicit(&eng->ops_pushed, 1, memory_order_relaxed);
   int granted = 0, n = op->num_const + op->num_mutable;
   for (int i = 0; i < n; i++) {
@@ -785,14 +795,21 @@ static int take_all_errors(mxr_engine *eng) {
   return st;
 }
 
+/* Every op pushed so far has completed.  `completed` is read first: a
+ * count read at t1 that equals the pushes read at t2 > t1 means that at t1
+ * every op pushed had completed (completions never run ahead of pushes). */
+static bool engine_idle(mxr_engine *eng) {
+  uint64_t done = atomic_load(&eng->completed);
+  return done == atomic_load(&eng->pushed);
+}
+
 int mxr_engine_wait_for_all(mxr_engine *eng) {
   if (!eng) return mxr_set_error(MXR_EINVAL, "wait_for_all: NULL engine");
   int st = mxr__bulk_flush(eng);
   mxr_mutex_lock(&eng->finished_mu);
-  eng->all_waiters++;
-  while (atomic_load_explicit(&eng->pending, memory_order_acquire) > 0)
-    mxr_cond_wait(&eng->finished_cv, &eng->finished_mu);
-  eng->all_waiters--;
+  atomic_fetch_add(&eng->all_waiters, 1);
+  while (!engine_idle(eng)) mxr_cond_wait(&eng->finished_cv, &eng->finished_mu);
+  atomic_fetch_sub(&eng->all_waiters, 1);
   mxr_mutex_unlock(&eng->finished_mu);
   int err = take_all_errors(eng);
   return st ? st : err;

@@ -170,7 +170,8 @@ struct mxr_engine {
   struct mxr_engine_opts opts;
   pthread_mutex_t finished_mu; /* with finished_cv: wait-for-all */
   pthread_cond_t finished_cv;
-  int all_waiters;
+  atomic_int all_waiters;      /* threads in wait-for-all; read by completions */
+  atomic_int completing;       /* threads inside mxr_engine_complete */
 
   pthread_mutex_t pools_mu;    /* pool creation */
   _Atomic(struct pool *) cpu_pools[MXR_MAX_DEVICES];
@@ -202,13 +203,13 @@ struct mxr_engine {
 
   /* Recycled blocks: small ops' blocks, small bulks' batches, vars. */
   struct mxr__recycler oprs, batches, var_blocks;
-  /* Written by every push and every completion. */
-  _Alignas(MXR_CACHE_LINE) atomic_int pending; /* pushed, not completed */
-  /* Written by pushing threads. */
-  _Alignas(MXR_CACHE_LINE) atomic_uint_fast64_t seq;
+  /* Written by pushing threads.  `pushed` and `completed` count every op
+   * block, wait markers included: the engine is idle when they are equal
+   * (read completed first; see mxr_engine_wait_for_all). */
+  _Alignas(MXR_CACHE_LINE) atomic_uint_fast64_t seq, pushed;
   atomic_uint_fast64_t ops_pushed, ops_bulked, bulks_pushed;
   /* Written by workers. */
-  _Alignas(MXR_CACHE_LINE) atomic_uint_fast64_t ops_run, ops_skipped;
+  _Alignas(MXR_CACHE_LINE) atomic_uint_fast64_t completed, ops_run, ops_skipped;
 };
 
 /* Run a dispatched op on the calling thread (engine.c). */
