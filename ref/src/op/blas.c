@@ -32,20 +32,36 @@ static bool loaded;
 static char failure[512];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
-/* The library configure linked its test against first (MXR_OPENBLAS_PATH,
- * empty when unknown), then the names the dynamic linker resolves. */
-static void *open_openblas(void) {
-  const char *names[] = {MXR_OPENBLAS_PATH, "libopenblas.so.0", "libopenblas.so"};
-  const char *why = "no candidate";
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    if (!names[i][0]) continue;
-    void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+/* Where OpenBLAS is looked for, in order: the library configure linked its
+ * test against (MXR_OPENBLAS_PATH, empty when unknown), then the names the
+ * dynamic linker resolves. */
+static const char *const candidates[] = {MXR_OPENBLAS_PATH, "libopenblas.so.0", "libopenblas.so"};
+#define NUM_CANDIDATES (sizeof candidates / sizeof candidates[0])
+
+/* dlopen the first candidate that opens with `flags`; NULL if none does,
+ * with the last dlerror in *why. */
+static void *open_candidate(int flags, const char **why) {
+  *why = "no candidate";
+  for (size_t i = 0; i < NUM_CANDIDATES; i++) {
+    if (!candidates[i][0]) continue;
+    void *h = dlopen(candidates[i], flags);
     if (h) return h;
-    why = dlerror();
+    const char *e = dlerror();
+    if (e) *why = e;
   }
-  snprintf(failure, sizeof failure,
-           "OpenBLAS could not be loaded (%s%slibopenblas.so.0, libopenblas.so): %s",
-           MXR_OPENBLAS_PATH, MXR_OPENBLAS_PATH[0] ? ", " : "", why ? why : "unknown error");
+  return NULL;
+}
+
+static void *open_openblas(void) {
+  const char *why;
+  void *h = open_candidate(RTLD_NOW | RTLD_LOCAL, &why);
+  if (h) return h;
+  int len = snprintf(failure, sizeof failure, "OpenBLAS could not be loaded (tried");
+  for (size_t i = 0; i < NUM_CANDIDATES && len > 0 && (size_t)len < sizeof failure; i++)
+    if (candidates[i][0])
+      len += snprintf(failure + len, sizeof failure - (size_t)len, " %s", candidates[i]);
+  if (len > 0 && (size_t)len < sizeof failure)
+    snprintf(failure + len, sizeof failure - (size_t)len, "): %s", why);
   return NULL;
 }
 
@@ -83,8 +99,8 @@ const struct mxr__blas *mxr__blas(const char *who) {
 }
 
 int mxr__blas_loaded(void) {
-  void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_NOLOAD);
-  if (!h && MXR_OPENBLAS_PATH[0]) h = dlopen(MXR_OPENBLAS_PATH, RTLD_NOW | RTLD_NOLOAD);
+  const char *why;
+  void *h = open_candidate(RTLD_NOW | RTLD_NOLOAD, &why);
   if (h) dlclose(h);
   return h != NULL;
 }
