@@ -26,14 +26,15 @@ void mxr__recycler_init(struct mxr__recycler *r, size_t block_size, int max_wait
   r->max = max_waiting;
 }
 
-/* Move every given block to the stash.  Called under `busy`. */
+/* Move every given block to the stash.  Called under `busy`.  The count is
+ * zeroed rather than decremented by the blocks moved, so that refilling
+ * does not walk the list: a block given meanwhile may be counted on the
+ * wrong side of the zero, an error of at most one per giving thread that
+ * the next refill clears. */
 static void refill(struct mxr__recycler *r) {
+  atomic_store_explicit(&r->given_count, 0, memory_order_relaxed);
   /* acquire: the blocks' next links were written by the givers */
-  struct mxr__recycled *all = atomic_exchange_explicit(&r->given, NULL, memory_order_acquire);
-  int n = 0;
-  for (struct mxr__recycled *b = all; b; b = b->next) n++;
-  if (n) atomic_fetch_sub_explicit(&r->given_count, n, memory_order_relaxed);
-  r->stash = all;
+  r->stash = atomic_exchange_explicit(&r->given, NULL, memory_order_acquire);
 }
 
 void *mxr__recycler_take(struct mxr__recycler *r) {
