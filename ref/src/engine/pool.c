@@ -90,8 +90,9 @@ static void *worker_main(void *argp) {
   }
   report_ready(p, 0, "");
   struct shared_gpu *sg = NULL;
+  struct wq_batch batch = {.next = 0, .n = 0};
   struct opr *op;
-  while ((op = mxr__wq_pop(&p->queue)) != NULL) {
+  while ((op = mxr__wq_pop(&p->queue, &batch)) != NULL) {
     const struct mxr_run_ctx *run = &rctx;
     int st = needs_shared_gpu(p, op) ? shared_gpu_rctx(p, arg.index, &sg, op, &run) : 0;
     if (st)

@@ -149,7 +149,15 @@ static void spin_for_work(struct workqueue *q) {
   atomic_store(&q->spinner, false);
 }
 
-struct opr *mxr__wq_pop(struct workqueue *q) {
+/* Move what is left in the queue to the batch (see workqueue.h). */
+static void take_batch(struct workqueue *q, struct wq_batch *b) {
+  b->next = b->n = 0;
+  if (q->priority_order || q->workers != 1) return;
+  while (q->count > 0 && b->n < MXR_WQ_BATCH) b->ops[b->n++] = take_locked(q);
+}
+
+struct opr *mxr__wq_pop(struct workqueue *q, struct wq_batch *b) {
+  if (b->next < b->n) return b->ops[b->next++];
   mxr_mutex_lock(&q->mu);
   q->idle++;
   if (q->count == 0 && !q->killed) {
@@ -162,7 +170,11 @@ struct opr *mxr__wq_pop(struct workqueue *q) {
     mxr_cond_wait(&q->cv, &q->mu);
     q->sleepers--;
   }
-  struct opr *op = q->count > 0 ? take_locked(q) : NULL;
+  struct opr *op = NULL;
+  if (q->count > 0) {
+    op = take_locked(q);
+    take_batch(q, b);
+  }
   q->idle--;
   mxr_mutex_unlock(&q->mu);
   return op;
