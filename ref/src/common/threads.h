@@ -33,6 +33,11 @@ void mxr__pthread_fatal(const char *call, int rc, const char *file, int line)
 int mxr__mutex_init(pthread_mutex_t *m, const char *what);
 /* The same for a mutex its holder may lock again (PTHREAD_MUTEX_RECURSIVE). */
 int mxr__mutex_init_recursive(pthread_mutex_t *m, const char *what);
+/* The same for a mutex held for a few instructions at a time and taken
+ * from several cores: a thread that finds it held spins briefly before it
+ * sleeps (glibc's PTHREAD_MUTEX_ADAPTIVE_NP; a plain mutex elsewhere), so a
+ * short wait costs no futex call and no context switch. */
+int mxr__mutex_init_adaptive(pthread_mutex_t *m, const char *what);
 int mxr__cond_init(pthread_cond_t *c, const char *what);
 
 /* A CPU hint for spin loops. */

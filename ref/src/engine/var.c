@@ -17,7 +17,7 @@ int mxr__var_create(struct mxr_engine *eng, mxr_var **out) {
   mxr_var *v = mxr__recycler_take(&eng->var_blocks);
   if (!v) return mxr_set_error(MXR_ENOMEM, "engine: cannot allocate a var");
   memset(v, 0, sizeof *v);
-  int st = mxr__mutex_init(&v->mu, "var");
+  int st = mxr__mutex_init_adaptive(&v->mu, "var");
   if (st) {
     mxr__recycler_give(&eng->var_blocks, v);
     return st;

@@ -27,7 +27,7 @@ int mxr__wq_init(struct workqueue *q, bool priority_order, int workers) {
   q->workers = workers;
   atomic_init(&q->approx_count, 0);
   atomic_init(&q->spinner, false);
-  int st = mxr__mutex_init(&q->mu, "worker queue");
+  int st = mxr__mutex_init_adaptive(&q->mu, "worker queue");
   if (st) {
     free(q->items);
     return st;
