@@ -659,9 +659,9 @@ static int cmd_exec(int argc, char **argv) {
 
 static void list_suite(const struct mxcts_suite *s) {
   printf("%s: %s\n  workload %s, %s, %d rounds, batches of %d up to %d, SPRT p0 %g p1 %g "
-         "alpha %g beta %g, margin %g, timeout %gs%s%s\n", s->name,
+         "pf %g alpha %g beta %g, margin %g, timeout %gs%s%s\n", s->name,
          s->description ? s->description : "", s->workload, s->timed ? "timed" : "untimed",
-         s->rounds, s->batch, s->max_rounds, s->sprt.p0, s->sprt.p1, s->sprt.alpha, s->sprt.beta,
+         s->rounds, s->batch, s->max_rounds, s->sprt.p0, s->sprt.p1, s->sprt.pf, s->sprt.alpha, s->sprt.beta,
          s->margin, s->timeout_s, s->python ? ", Python probe " : "", s->python ? s->python : "");
   for (size_t c = 0; c < s->nconfigs; c++) {
     printf("  config %s:", s->configs[c].id);

@@ -138,16 +138,20 @@ void mxcts_sleep(double s);
  * The SPRT: rounds, in the order they ran, each give a ratio
  * r = slower / faster; a round counts only when it ran uncontended, and a
  * counted round is a *win* when r > 1 + margin.  H0: P(win) <= p0 (no
- * ordering beyond the margin); H1: P(win) >= p1.  After each counted round
- * the log-likelihood ratio
- *   LLR = wins * ln(p1/p0) + losses * ln((1-p1)/(1-p0))
- * is compared with Wald's bounds  upper = ln((1-beta)/alpha)  and
- * lower = ln(beta/(1-alpha)): at or above upper H1 is accepted (pass), at or
- * below lower H0 is accepted (fail), in between the test continues.  The
- * first crossing decides; rounds after it change nothing.  alpha bounds the
- * false pass (accepting H1 when p <= p0) and beta the false fail (accepting
- * H0 when p >= p1), whatever the batching, since only the order of rounds
- * matters.
+ * ordering beyond the margin); H1: P(win) >= p1.  Two walks run over the
+ * counted rounds, each a Wald test:
+ *   pass walk  LLR = wins * ln(p1/p0) + losses * ln((1-p1)/(1-p0)),
+ *              H1 accepted (pass) at or above ln((1-beta)/alpha);
+ *   fail walk  LLR_f = wins * ln(p0/pf) + losses * ln((1-p0)/(1-pf)),
+ *              H0 accepted (fail) at or above ln((1-alpha)/beta);
+ * in between the test continues.  The first crossing decides; rounds after
+ * it change nothing.  alpha bounds the false pass (accepting H1 when
+ * p <= p0) and beta the false fail (accepting H0 when p >= pf), whatever
+ * the batching, since only the order of rounds matters.  pf (p0 < pf <= p1)
+ * is the win rate a correct implementation keeps on a busy machine: noise
+ * pulls a real ordering's win rate down from p1 towards 1/2, and a fail
+ * must stay rare wherever it lands above pf.  pf = p1 is Wald's single
+ * test (the fail walk is the pass walk negated).
  *
  * No function here allocates memory that outlives the call.
  */
@@ -165,6 +169,7 @@ double mxcts_binom_cdf(int n, int k, double p);
 struct mxcts_sprt_params {
   double p0, p1;        /* 0 < p0 < p1 < 1 */
   double alpha, beta;   /* each in (0, 0.5) */
+  double pf;            /* p0 < pf <= p1: the fail walk's alternative */
 };
 /* MXR_EINVAL (with a message naming the value) unless the params fit. */
 int mxcts_sprt_check(const struct mxcts_sprt_params *p);
@@ -173,9 +178,10 @@ enum mxcts_sprt_decision { MXCTS_SPRT_CONTINUE, MXCTS_SPRT_ACCEPT_H1, MXCTS_SPRT
 
 struct mxcts_sprt {
   struct mxcts_sprt_params params;
-  double win_step, loss_step;   /* ln(p1/p0) > 0, ln((1-p1)/(1-p0)) < 0 */
-  double lower, upper;          /* Wald's bounds */
-  double llr;                   /* after the counted rounds up to the decision */
+  double win_step, loss_step;   /* pass walk: ln(p1/p0) > 0, ln((1-p1)/(1-p0)) < 0 */
+  double fail_win_step, fail_loss_step; /* fail walk: ln(p0/pf) < 0, ln((1-p0)/(1-pf)) > 0 */
+  double upper, fail_upper;     /* the walks' bounds */
+  double llr, fail_llr;         /* after the counted rounds up to the decision */
   int wins, counted;            /* up to the decision */
   int left_out;                 /* contended rounds seen before the decision */
   int decided_at;               /* 1-based round of the decision; 0 while undecided */

@@ -15,6 +15,9 @@ int mxcts_sprt_check(const struct mxcts_sprt_params *p) {
     return mxcts_set_error(MXR_EINVAL, "SPRT: alpha = %g (need 0 < alpha < 0.5)", p->alpha);
   if (!(p->beta > 0 && p->beta < 0.5))
     return mxcts_set_error(MXR_EINVAL, "SPRT: beta = %g (need 0 < beta < 0.5)", p->beta);
+  if (!(p->pf > p->p0 && p->pf <= p->p1))
+    return mxcts_set_error(MXR_EINVAL, "SPRT: pf = %g (need p0 = %g < pf <= p1 = %g)", p->pf,
+                           p->p0, p->p1);
   return 0;
 }
 
@@ -23,15 +26,25 @@ void mxcts_sprt_init(struct mxcts_sprt *t, const struct mxcts_sprt_params *p) {
   t->params = *p;
   t->win_step = log(p->p1 / p->p0);
   t->loss_step = log((1 - p->p1) / (1 - p->p0));
+  t->fail_win_step = log(p->p0 / p->pf);
+  t->fail_loss_step = log((1 - p->p0) / (1 - p->pf));
   t->upper = log((1 - p->beta) / p->alpha);
-  t->lower = log(p->beta / (1 - p->alpha));
+  t->fail_upper = log((1 - p->alpha) / p->beta);
+}
+
+/* Both walks after `wins` of `counted` rounds. */
+static void walk(struct mxcts_sprt *t, int wins, int counted) {
+  t->llr = wins * t->win_step + (counted - wins) * t->loss_step;
+  t->fail_llr = wins * t->fail_win_step + (counted - wins) * t->fail_loss_step;
 }
 
 /* Crossing tests with a little slack, so that a walk that lands exactly on
- * a bound (as 15 wins of ln 1.6 nearly do) is not undone by rounding. */
+ * a bound (as 15 wins of ln 1.6 nearly do) is not undone by rounding.  The
+ * walks move in opposite directions with each round, so at most one of
+ * them can be at its bound. */
 static enum mxcts_sprt_decision decide(const struct mxcts_sprt *t) {
   if (t->llr >= t->upper - 1e-9) return MXCTS_SPRT_ACCEPT_H1;
-  if (t->llr <= t->lower + 1e-9) return MXCTS_SPRT_ACCEPT_H0;
+  if (t->fail_llr >= t->fail_upper - 1e-9) return MXCTS_SPRT_ACCEPT_H0;
   return MXCTS_SPRT_CONTINUE;
 }
 
@@ -44,7 +57,7 @@ enum mxcts_sprt_decision mxcts_sprt_step(struct mxcts_sprt *t, bool win, bool co
   }
   t->counted++;
   t->wins += win;
-  t->llr = t->wins * t->win_step + (t->counted - t->wins) * t->loss_step;
+  walk(t, t->wins, t->counted);
   t->decision = decide(t);
   if (t->decision != MXCTS_SPRT_CONTINUE) t->decided_at = round;
   return t->decision;
@@ -78,7 +91,7 @@ static void exact_step(const struct mxcts_sprt *t, double p, int n, double *mass
   }
   for (int w = 0; w <= n + 1; w++) {
     struct mxcts_sprt s = *t;
-    s.llr = w * t->win_step + (n + 1 - w) * t->loss_step;
+    walk(&s, w, n + 1);
     enum mxcts_sprt_decision d = decide(&s);
     if (d == MXCTS_SPRT_CONTINUE || next[w] == 0) continue;
     out->mean_rounds += (n + 1) * next[w];

@@ -468,9 +468,9 @@ static json_t *suite_json(const struct mxcts_judging *j, size_t si, struct mxcts
                         "rounds_run", mxcts_plan_rounds_run(j->plan, si), "batch", s->batch,
                         "max_rounds", s->max_rounds, "margin", s->margin, "timeout_s", s->timeout_s,
                         "seed", (json_int_t)j->plan->opt.seed, "skipped", j->plan->skip_reason[si]);
-  json_object_set_new(o, "sprt", json_pack("{s:f, s:f, s:f, s:f}", "p0", s->sprt.p0, "p1",
-                                           s->sprt.p1, "alpha", s->sprt.alpha, "beta",
-                                           s->sprt.beta));
+  json_object_set_new(o, "sprt", json_pack("{s:f, s:f, s:f, s:f, s:f}", "p0", s->sprt.p0, "p1",
+                                           s->sprt.p1, "pf", s->sprt.pf, "alpha", s->sprt.alpha,
+                                           "beta", s->sprt.beta));
   json_t *configs = json_array(), *asserts = json_array();
   for (size_t c = 0; c < s->nconfigs; c++) json_array_append_new(configs, config_json(j, si, c));
   for (size_t i = 0; i < s->nasserts; i++)

@@ -220,15 +220,15 @@ static json_t *pair_json(const char *slower, const char *faster, const struct mx
                          size_t is, size_t jf, const struct pair_rounds *pr,
                          const struct mxcts_sprt *t) {
   int upto = t->decided_at ? t->decided_at : pr->n;
-  json_t *d = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:f, s:f, s:f}",
+  json_t *d = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:f, s:f, s:f, s:f}",
                         "slower", slower, "faster", faster, "slower_measure", a->slower[is].measure,
                         "faster_measure", a->faster[jf].measure, "slower_median",
                         number_or_null(counted_median(pr->slower, pr, upto)), "faster_median",
                         number_or_null(counted_median(pr->faster, pr, upto)), "ratio_median",
                         number_or_null(counted_median(pr->ratio, pr, upto)), "wins", t->wins,
                         "rounds", t->counted, "rounds_left_out", t->left_out, "rounds_seen", pr->n,
-                        "decided_at", t->decided_at, "llr", t->llr, "lower", t->lower, "upper",
-                        t->upper);
+                        "decided_at", t->decided_at, "llr", t->llr, "upper", t->upper,
+                        "fail_llr", t->fail_llr, "fail_upper", t->fail_upper);
   json_object_set_new(d, "margin", json_real(a->margin));
   json_object_set_new(d, "decision", json_string(mxcts_sprt_decision_name(t->decision)));
   json_object_set_new(d, "slower_values", counted_json(pr->slower, pr, upto));
@@ -239,13 +239,14 @@ static json_t *pair_json(const char *slower, const char *faster, const struct mx
 static void note_pair(struct mxcts_eval *e, const char *slower, const char *faster,
                       const struct mxcts_assertion *a, const struct mxcts_sprt *t) {
   if (t->decision == MXCTS_SPRT_ACCEPT_H0)
-    mxcts__eval_note(e, "%s not slower than %s by more than %g%%: %d wins of %d rounds, LLR %.2f "
-                     "reached the lower bound %.2f at round %d", slower, faster, a->margin * 100,
-                     t->wins, t->counted, t->llr, t->lower, t->decided_at);
+    mxcts__eval_note(e, "%s not slower than %s by more than %g%%: %d wins of %d rounds, fail LLR "
+                     "%.2f reached its bound %.2f at round %d", slower, faster, a->margin * 100,
+                     t->wins, t->counted, t->fail_llr, t->fail_upper, t->decided_at);
   else if (t->decision == MXCTS_SPRT_CONTINUE)
     mxcts__eval_note(e, "%s vs %s undecided: %d wins of %d counted rounds (%d left out as "
-                     "contended), LLR %.2f between %.2f and %.2f", slower, faster, t->wins,
-                     t->counted, t->left_out, t->llr, t->lower, t->upper);
+                     "contended), pass LLR %.2f below %.2f, fail LLR %.2f below %.2f", slower,
+                     faster, t->wins, t->counted, t->left_out, t->llr, t->upper, t->fail_llr,
+                     t->fail_upper);
 }
 
 static enum mxcts_sprt_decision judge_pair(const struct mxcts_judging *j, size_t si,

@@ -279,13 +279,17 @@ static void assertion_row(FILE *f, const json_t *a) {
     h(f, str(pair, "slower"));
     fprintf(f, " / ");
     h(f, str(pair, "faster"));
-    fprintf(f, ": median ratio %.3f, lower bound %.3f, %lld of %lld rounds (need %lld), p = %.2g",
+    fprintf(f, ": median ratio %.3f, %lld wins of %lld counted rounds (%lld left out as contended), "
+            "%s; pass LLR %.2f of %.2f, fail LLR %.2f of %.2f",
             json_number_value(json_object_get(pair, "ratio_median")),
-            json_number_value(json_object_get(pair, "ratio_lower_bound")),
             (long long)json_integer_value(json_object_get(pair, "wins")),
             (long long)json_integer_value(json_object_get(pair, "rounds")),
-            (long long)json_integer_value(json_object_get(pair, "k")),
-            json_number_value(json_object_get(pair, "p_value")));
+            (long long)json_integer_value(json_object_get(pair, "rounds_left_out")),
+            str(pair, "decision"),
+            json_number_value(json_object_get(pair, "llr")),
+            json_number_value(json_object_get(pair, "upper")),
+            json_number_value(json_object_get(pair, "fail_llr")),
+            json_number_value(json_object_get(pair, "fail_upper")));
   }
   fprintf(f, "</td></tr>\n");
 }
@@ -328,11 +332,12 @@ static void suite_section(FILE *f, const json_t *s) {
   h(f, str(s, "workload"));
   const json_t *sprt = json_object_get(s, "sprt");
   fprintf(f, "</code>, %s, %lld rounds run (first batch %lld, budget %lld), SPRT p0 %g p1 %g "
-          "alpha %g beta %g, margin %g%%", json_is_true(json_object_get(s, "timed")) ? "timed" : "untimed",
+          "pf %g alpha %g beta %g, margin %g%%", json_is_true(json_object_get(s, "timed")) ? "timed" : "untimed",
           (long long)json_integer_value(json_object_get(s, "rounds_run")),
           (long long)json_integer_value(json_object_get(s, "rounds")),
           (long long)json_integer_value(json_object_get(s, "max_rounds")),
           json_number_value(json_object_get(sprt, "p0")), json_number_value(json_object_get(sprt, "p1")),
+          json_number_value(json_object_get(sprt, "pf")),
           json_number_value(json_object_get(sprt, "alpha")),
           json_number_value(json_object_get(sprt, "beta")),
           json_number_value(json_object_get(s, "margin")) * 100);

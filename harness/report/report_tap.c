@@ -43,7 +43,8 @@ static void tap_text(FILE *f, const char *s) {
 
 static const char *const pair_keys[] = {
     "slower", "faster", "slower_median", "faster_median", "ratio_median", "wins", "rounds",
-    "rounds_left_out", "decided_at", "llr", "lower", "upper", "margin", "decision", NULL};
+    "rounds_left_out", "decided_at", "llr", "upper", "fail_llr", "fail_upper", "margin", "decision",
+    NULL};
 
 static void yaml_pairs(FILE *f, const json_t *pairs) {
   fprintf(f, "  pairs:\n");

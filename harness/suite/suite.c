@@ -556,7 +556,7 @@ int mxcts_suite_select(struct mxcts_suite *s, const struct mxcts_strv *patterns)
 
 static const char *const suite_keys[] = {
     "format", "name", "description", "workload", "params", "profile_params", "configs", "rounds",
-    "batch", "max_rounds", "p0", "p1", "alpha", "beta", "margin", "max_contention", "timeout", "timed", "requires", "python", "assertions", NULL};
+    "batch", "max_rounds", "p0", "p1", "pf", "alpha", "beta", "margin", "max_contention", "timeout", "timed", "requires", "python", "assertions", NULL};
 
 /* "requires": what the machine and implementation must have; "gpu" is the
  * only requirement so far. */
@@ -618,6 +618,8 @@ static int parse_header(const struct mxcts_jloc *at, json_t *doc, bool check_nam
   if (!rc) rc = mxcts_jget_double(at, doc, "p1", false, 1e-6, 1 - 1e-6, &s->sprt.p1);
   if (!rc) rc = mxcts_jget_double(at, doc, "alpha", false, 1e-9, 0.49, &s->sprt.alpha);
   if (!rc) rc = mxcts_jget_double(at, doc, "beta", false, 1e-9, 0.49, &s->sprt.beta);
+  s->sprt.pf = s->sprt.p1 < MXCTS_DEFAULT_PF ? s->sprt.p1 : MXCTS_DEFAULT_PF;
+  if (!rc) rc = mxcts_jget_double(at, doc, "pf", false, 1e-6, 1 - 1e-6, &s->sprt.pf);
   if (!rc) rc = mxcts_jget_double(at, doc, "margin", false, -0.999999, 1e6, &s->margin);
   if (!rc) rc = mxcts_jget_double(at, doc, "max_contention", false, 0, 1000, &s->max_contention);
   if (!rc) rc = mxcts_jget_double(at, doc, "timeout", false, 0.001, 86400, &s->timeout_s);
@@ -634,7 +636,7 @@ int mxcts_suite_parse(json_t *doc, const char *file, bool check_name, struct mxc
   struct mxcts_suite s = {0};
   s.file = mxcts_xstrdup(file ? file : "(suite)");
   s.sprt = (struct mxcts_sprt_params){MXCTS_DEFAULT_P0, MXCTS_DEFAULT_P1, MXCTS_DEFAULT_ALPHA,
-                                      MXCTS_DEFAULT_BETA};
+                                      MXCTS_DEFAULT_BETA, MXCTS_DEFAULT_PF};
   s.margin = MXCTS_DEFAULT_MARGIN;
   s.timeout_s = MXCTS_DEFAULT_TIMEOUT;
   s.source = json_incref(doc);

@@ -5,7 +5,7 @@
  *
  * The format is documented in docs/suites.md.  A suite names one probe
  * workload with its parameters, a list of environment configurations, the
- * rounds and the sequential test's settings (p0, p1, alpha, beta, batches and
+ * rounds and the sequential test's settings (p0, p1, pf, alpha, beta, batches and
  * the round budget), and assertions of six types: structure,
  * ordering, checks, value, equal and profile_file.  Parsing rejects unknown
  * fields, wrong types, missing fields and dangling references with a message
@@ -34,6 +34,10 @@
 #define MXCTS_DEFAULT_P1 0.8
 #define MXCTS_DEFAULT_ALPHA 0.001
 #define MXCTS_DEFAULT_BETA 0.001
+/* The fail walk's alternative (common.h): a correct implementation's
+ * ordering that noise has pulled down to 60 % wins still fails with
+ * probability at most beta.  Capped at the suite's p1. */
+#define MXCTS_DEFAULT_PF 0.6
 #define MXCTS_DEFAULT_MARGIN 0.05
 #define MXCTS_DEFAULT_TIMEOUT 60.0
 #define MXCTS_MAX_ROUNDS 200
@@ -149,7 +153,7 @@ struct mxcts_suite {
   int rounds;                 /* rounds of the first batch (untimed suites: all) */
   int batch;                  /* rounds of each further batch (orderings undecided) */
   int max_rounds;             /* the round budget of the suite's orderings */
-  struct mxcts_sprt_params sprt;   /* p0, p1, alpha, beta of its orderings */
+  struct mxcts_sprt_params sprt;   /* p0, p1, pf, alpha, beta of its orderings */
   double margin;              /* default margin of ordering assertions */
   double max_contention;      /* default of ordering assertions; 0: off */
   double timeout_s;           /* per process */

@@ -48,15 +48,19 @@ START_TEST(test_edges) {
 }
 END_TEST
 
-static const struct mxcts_sprt_params defaults = {0.5, 0.8, 0.001, 0.001};
+/* The shipped settings, and the same with pf = p1: Wald's single test. */
+static const struct mxcts_sprt_params defaults = {0.5, 0.8, 0.001, 0.001, 0.6};
+static const struct mxcts_sprt_params wald = {0.5, 0.8, 0.001, 0.001, 0.8};
 
 START_TEST(test_sprt_steps_and_bounds) {
   struct mxcts_sprt t;
   mxcts_sprt_init(&t, &defaults);
   ck_assert(REL(t.upper, log(999.0)));
-  ck_assert(REL(t.lower, -log(999.0)));
+  ck_assert(REL(t.fail_upper, log(999.0)));
   ck_assert(REL(t.win_step, log(1.6)));
   ck_assert(REL(t.loss_step, log(0.4)));
+  ck_assert(REL(t.fail_win_step, log(0.5 / 0.6)));
+  ck_assert(REL(t.fail_loss_step, log(1.25)));
   /* 14 wins are not enough (14 ln 1.6 = 6.58 < 6.91), the 15th is */
   for (int i = 0; i < 14; i++) ck_assert_int_eq(mxcts_sprt_step(&t, true, true), MXCTS_SPRT_CONTINUE);
   ck_assert_int_eq(mxcts_sprt_step(&t, true, true), MXCTS_SPRT_ACCEPT_H1);
@@ -64,17 +68,44 @@ START_TEST(test_sprt_steps_and_bounds) {
   /* the first crossing decides: later losses change nothing */
   ck_assert_int_eq(mxcts_sprt_step(&t, false, true), MXCTS_SPRT_ACCEPT_H1);
   ck_assert_int_eq(t.counted, 15);
-  /* 8 losses accept H0 (8 ln 0.4 = -7.33) */
+  /* a fail needs 31 losses in a row (31 ln 1.25 = 6.92; 30 give 6.69) */
   mxcts_sprt_init(&t, &defaults);
-  for (int i = 0; i < 8; i++) mxcts_sprt_step(&t, false, true);
-  ck_assert_int_eq(t.decision, MXCTS_SPRT_ACCEPT_H0);
+  for (int i = 0; i < 30; i++) ck_assert_int_eq(mxcts_sprt_step(&t, false, true), MXCTS_SPRT_CONTINUE);
+  ck_assert_int_eq(mxcts_sprt_step(&t, false, true), MXCTS_SPRT_ACCEPT_H0);
+  ck_assert_int_eq(t.decided_at, 31);
   ck_assert_str_eq(mxcts_sprt_decision_name(t.decision), "fail");
+  /* Wald's single test (pf = p1): the fail walk is the pass walk negated,
+   * and 8 losses fail (8 ln 0.4 = -7.33) */
+  mxcts_sprt_init(&t, &wald);
+  for (int i = 0; i < 7; i++) mxcts_sprt_step(&t, false, true);
+  ck_assert(REL(t.fail_llr, -t.llr));
+  ck_assert_int_eq(t.decision, MXCTS_SPRT_CONTINUE);
+  mxcts_sprt_step(&t, false, true);
+  ck_assert_int_eq(t.decision, MXCTS_SPRT_ACCEPT_H0);
   /* a ratio equal to 1 + margin is not a win */
   double tie[8] = {1.05, 1.05, 1.05, 1.05, 1.05, 1.05, 1.05, 1.05};
-  mxcts_sprt_init(&t, &defaults);
+  mxcts_sprt_init(&t, &wald);
   mxcts_sprt_rounds(&t, tie, NULL, 8, 0.05);
   ck_assert_int_eq(t.wins, 0);
   ck_assert_int_eq(t.decision, MXCTS_SPRT_ACCEPT_H0);
+}
+END_TEST
+
+/* 60 % wins -- a real ordering that a busy machine has blurred -- keep
+ * both walks away from their bounds for the whole budget, where Wald's
+ * single test would fail them: 60 wins of 100 */
+START_TEST(test_sprt_blurred_ordering_is_not_failed) {
+  struct mxcts_sprt t, w;
+  mxcts_sprt_init(&t, &defaults);
+  mxcts_sprt_init(&w, &wald);
+  for (int i = 0; i < 100; i++) {
+    bool win = i % 5 < 3;
+    mxcts_sprt_step(&t, win, true);
+    mxcts_sprt_step(&w, win, true);
+  }
+  ck_assert_int_eq(t.decision, MXCTS_SPRT_CONTINUE);
+  ck_assert_int_eq(t.wins, 60);
+  ck_assert_int_eq(w.decision, MXCTS_SPRT_ACCEPT_H0);
 }
 END_TEST
 
@@ -88,7 +119,7 @@ START_TEST(test_sprt_contended_rounds_never_count) {
     ratio[i] = counted[i] ? 1.0 : 3.0;
   }
   struct mxcts_sprt t;
-  mxcts_sprt_init(&t, &defaults);
+  mxcts_sprt_init(&t, &wald);
   mxcts_sprt_rounds(&t, ratio, counted, 40, 0.05);
   ck_assert_int_eq(t.decision, MXCTS_SPRT_ACCEPT_H0);
   ck_assert_int_eq(t.wins, 0);
@@ -96,7 +127,7 @@ START_TEST(test_sprt_contended_rounds_never_count) {
   ck_assert_int_eq(t.left_out, 16);
   ck_assert_int_eq(t.decided_at, 24);
   /* all contended: nothing is decided */
-  mxcts_sprt_init(&t, &defaults);
+  mxcts_sprt_init(&t, &wald);
   memset(counted, 0, sizeof counted);
   mxcts_sprt_rounds(&t, ratio, counted, 40, 0.05);
   ck_assert_int_eq(t.decision, MXCTS_SPRT_CONTINUE);
@@ -117,6 +148,13 @@ START_TEST(test_sprt_rejects_bad_params) {
   ck_assert_int_ne(mxcts_sprt_check(&p), 0);
   p = defaults, p.beta = 0;
   ck_assert_int_ne(mxcts_sprt_check(&p), 0);
+  p = defaults, p.pf = 0.5; /* not above p0 */
+  ck_assert_int_ne(mxcts_sprt_check(&p), 0);
+  ck_assert_ptr_nonnull(strstr(mxcts_last_error(), "pf = 0.5"));
+  p = defaults, p.pf = 0.9; /* above p1 */
+  ck_assert_int_ne(mxcts_sprt_check(&p), 0);
+  p = defaults, p.pf = p.p1;
+  ck_assert_int_eq(mxcts_sprt_check(&p), 0);
 }
 END_TEST
 
@@ -128,7 +166,8 @@ struct sim {
   double mean_counted;
 };
 
-static struct sim simulate(double p, int budget, int n, uint64_t seed) {
+static struct sim simulate(const struct mxcts_sprt_params *params, double p, int budget, int n,
+                           uint64_t seed) {
   struct sim r = {0};
   uint64_t state = seed;
   double *ratio = malloc((size_t)budget * sizeof *ratio);
@@ -141,7 +180,7 @@ static struct sim simulate(double p, int budget, int n, uint64_t seed) {
       ratio[i] = win ? 1.3 : 0.97;
     }
     struct mxcts_sprt t;
-    mxcts_sprt_init(&t, &defaults);
+    mxcts_sprt_init(&t, params);
     mxcts_sprt_rounds(&t, ratio, counted, budget, 0.05);
     r.pass += t.decision == MXCTS_SPRT_ACCEPT_H1;
     r.fail += t.decision == MXCTS_SPRT_ACCEPT_H0;
@@ -160,44 +199,66 @@ static bool fits(int k, int n, double q) {
   return fabs(k - n * q) <= 4 * sqrt(n * q * (1 - q)) + 3;
 }
 
-START_TEST(test_sprt_error_rates_by_simulation) {
-  const int n = 10000, budget = 500; /* a budget that almost never binds */
-  struct sim h0 = simulate(0.5, budget, n, 1), h1 = simulate(0.8, budget, n, 2);
-  fprintf(stderr, "# SPRT simulation, %d assertions each: p=0.5 %d false passes (alpha %g), "
-          "mean %.1f rounds; p=0.8 %d false fails (beta %g), mean %.1f rounds\n",
-          n, h0.pass, defaults.alpha, h0.mean_counted, h1.fail, defaults.beta, h1.mean_counted);
-  ck_assert(fits(h0.pass, n, defaults.alpha) || h0.pass < n * defaults.alpha);
-  ck_assert(fits(h1.fail, n, defaults.beta) || h1.fail < n * defaults.beta);
-  struct mxcts_sprt_oc x0, x1;
-  mxcts_sprt_exact(&defaults, 0.5, budget, &x0);
-  mxcts_sprt_exact(&defaults, 0.8, budget, &x1);
-  ck_assert(x0.pass <= defaults.alpha && x1.fail <= defaults.beta);
-  ck_assert(fits(h0.pass, n, x0.pass) && fits(h1.fail, n, x1.fail));
+/* Simulated and exact error rates of one parameter set: false passes at
+ * p0, false fails at pf, and the mean rounds of both, with a budget of
+ * rounds that almost never binds (a fifth of the simulated rounds are
+ * contended and do not count, so the exact walk's budget is their 80 %). */
+static void check_error_rates(const struct mxcts_sprt_params *params, int budget, uint64_t seed) {
+  const int n = 10000;
+  struct sim h0 = simulate(params, params->p0, budget, n, seed);
+  struct sim hf = simulate(params, params->pf, budget, n, seed + 1);
+  fprintf(stderr, "# SPRT simulation (pf %g), %d assertions each: p=%g %d false passes (alpha %g), "
+          "mean %.1f rounds; p=%g %d false fails (beta %g), mean %.1f rounds\n",
+          params->pf, n, params->p0, h0.pass, params->alpha, h0.mean_counted, params->pf, hf.fail,
+          params->beta, hf.mean_counted);
+  ck_assert(fits(h0.pass, n, params->alpha) || h0.pass < n * params->alpha);
+  ck_assert(fits(hf.fail, n, params->beta) || hf.fail < n * params->beta);
+  struct mxcts_sprt_oc x0, xf;
+  mxcts_sprt_exact(params, params->p0, budget * 4 / 5, &x0);
+  mxcts_sprt_exact(params, params->pf, budget * 4 / 5, &xf);
+  ck_assert(x0.pass <= params->alpha && xf.fail <= params->beta);
+  ck_assert(fits(h0.pass, n, x0.pass) && fits(hf.fail, n, xf.fail));
   /* the ASN: the simulation's mean near the exact expectation */
   ck_assert(fabs(h0.mean_counted - x0.mean_rounds) < 0.03 * x0.mean_rounds);
-  ck_assert(fabs(h1.mean_counted - x1.mean_rounds) < 0.03 * x1.mean_rounds);
-  /* and near Wald's approximation (which ignores the overshoot) */
+  ck_assert(fabs(hf.mean_counted - xf.mean_rounds) < 0.03 * xf.mean_rounds);
+}
+
+START_TEST(test_sprt_error_rates_by_simulation) {
+  check_error_rates(&wald, 500, 1);
+  /* near p0 the fail walk drifts slowly (about 340 rounds to its bound) */
+  check_error_rates(&defaults, 3000, 3);
+  /* Wald's single test's ASN near his approximation (which ignores the
+   * overshoot) */
+  struct mxcts_sprt_oc x0;
+  mxcts_sprt_exact(&wald, 0.5, 500, &x0);
   double a = log(999.0), ez0 = 0.5 * log(1.6) + 0.5 * log(0.4);
-  double wald0 = ((1 - defaults.alpha) * -a + defaults.alpha * a) / ez0; /* 30.9 */
+  double wald0 = ((1 - wald.alpha) * -a + wald.alpha * a) / ez0; /* 30.9 */
   ck_assert(x0.mean_rounds > wald0 && x0.mean_rounds < 1.15 * wald0);
 }
 END_TEST
 
 START_TEST(test_sprt_truncation_gives_undecided) {
-  /* at the indifference point p = ln(2.5) / ln(4) = 0.661 the walk drifts
-   * nowhere: a budget of 20 rounds leaves most assertions undecided */
-  struct sim mid = simulate(0.661, 25, 2000, 3); /* 25 rounds, ~20 counted */
+  /* at Wald's indifference point p = ln(2.5) / ln(4) = 0.661 the walk
+   * drifts nowhere: a budget of 20 rounds leaves most assertions undecided */
+  struct sim mid = simulate(&wald, 0.661, 25, 2000, 3); /* 25 rounds, ~20 counted */
   ck_assert_int_gt(mid.undecided, 1000);
   ck_assert_int_eq(mid.pass + mid.fail + mid.undecided, 2000);
   struct mxcts_sprt_oc x;
-  mxcts_sprt_exact(&defaults, 0.661, 20, &x);
+  mxcts_sprt_exact(&wald, 0.661, 20, &x);
   ck_assert(x.undecided > 0.5);
   ck_assert(fabs(x.pass + x.fail + x.undecided - 1) < 1e-12);
-  /* the shipped budget: p = 0.5 and p = 0.8 rarely run out of it */
-  mxcts_sprt_exact(&defaults, 0.5, 100, &x);
-  ck_assert(x.undecided < 0.01 && x.pass < defaults.alpha);
+  /* the shipped settings and budget: an ordering at p1 passes, one at p0
+   * does not, one that wins a fifth of its rounds (an engine without the
+   * effect, on an idle machine) fails, and one blurred to pf fails with
+   * probability below beta, mostly staying undecided */
   mxcts_sprt_exact(&defaults, 0.8, 100, &x);
   ck_assert(x.undecided < 0.01 && x.fail < defaults.beta);
+  mxcts_sprt_exact(&defaults, 0.5, 100, &x);
+  ck_assert(x.pass < defaults.alpha);
+  mxcts_sprt_exact(&defaults, 0.2, 100, &x);
+  ck_assert(x.fail > 0.99);
+  mxcts_sprt_exact(&defaults, 0.6, 100, &x);
+  ck_assert(x.fail < defaults.beta && x.undecided > 0.9);
 }
 END_TEST
 
@@ -248,6 +309,7 @@ int main(void) {
   tcase_add_test(tc, test_exact_tails);
   tcase_add_test(tc, test_edges);
   tcase_add_test(tc, test_sprt_steps_and_bounds);
+  tcase_add_test(tc, test_sprt_blurred_ordering_is_not_failed);
   tcase_add_test(tc, test_sprt_contended_rounds_never_count);
   tcase_add_test(tc, test_sprt_rejects_bad_params);
   tcase_add_test(tc, test_sprt_error_rates_by_simulation);
