@@ -121,6 +121,34 @@ START_TEST(test_push_validation) {
 }
 END_TEST
 
+/* Pushes naming many vars: distinct ones are accepted, and one named twice
+ * is refused wherever it sits (read and write sets, beyond the sizes that
+ * are checked pairwise or in the on-stack table). */
+START_TEST(test_many_vars_checked_for_duplicates) {
+  enum { N = 300 };
+  mxr_engine *eng = tu_engine(_i);
+  mxr_var **vars = calloc(N, sizeof *vars);
+  for (int i = 0; i < N; i++) ck_assert_int_eq(mxr_engine_new_var(eng, &vars[i]), 0);
+  const int sizes[] = {9, 40, N};
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    int n = sizes[k], nconst = n / 2;
+    struct mxr_push req = {.sync_fn = noop, .ctx = mxr_cpu(0), .const_vars = vars,
+                           .num_const = nconst, .mutable_vars = vars + nconst,
+                           .num_mutable = n - nconst, .name = "many"};
+    ck_assert_int_eq(mxr_engine_push(eng, &req), 0);
+    mxr_var *keep = vars[n - 1];
+    vars[n - 1] = vars[0]; /* the last write names the first read */
+    ck_assert_int_eq(mxr_engine_push(eng, &req), MXR_EINVAL);
+    ck_assert_ptr_nonnull(strstr(mxr_last_error(), "appears twice"));
+    vars[n - 1] = keep;
+  }
+  ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
+  for (int i = 0; i < N; i++) ck_assert_int_eq(mxr_engine_delete_var(eng, vars[i], NULL, NULL, NULL), 0);
+  free(vars);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------ ordering */
 
 START_TEST(test_writes_in_push_order) {
@@ -958,6 +986,7 @@ static Suite *engine_suite(void) {
   int n = TU_NUM_ENGINE_CONFIGS;
   tcase_add_loop_test(each, test_create_each_type, 0, n);
   tcase_add_loop_test(each, test_push_validation, 0, n);
+  tcase_add_loop_test(each, test_many_vars_checked_for_duplicates, 0, n);
   tcase_add_loop_test(each, test_writes_in_push_order, 0, n);
   tcase_add_loop_test(each, test_burst_of_ops_behind_one_write, 0, n);
   tcase_add_loop_test(each, test_read_waits_for_earlier_write, 0, n);

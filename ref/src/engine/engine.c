@@ -268,14 +268,42 @@ static int check_vars(mxr_var *const *vars, int n, const char *which) {
   return 0;
 }
 
-static int cmp_ptr(const void *a, const void *b) {
-  uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
-  return x < y ? -1 : x > y;
+/* Insert v into the open-addressed table of `mask + 1` slots; false if it
+ * is there already. */
+static bool table_insert(mxr_var **table, size_t mask, mxr_var *v) {
+  /* Vars are heap blocks: the low bits say little, so mix the address. */
+  size_t h = (size_t)(((uintptr_t)v >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> 32) & mask;
+  while (table[h]) {
+    if (table[h] == v) return false;
+    h = (h + 1) & mask;
+  }
+  table[h] = v;
+  return true;
+}
+
+/* Copy the distinct vars of vars[0..n) to out (room for n; may be vars
+ * itself), first occurrences in order.  Returns how many, or -1 when out of
+ * memory.  Linear in n: a segment of a bulked graph names dozens of vars,
+ * and an executor waits on thousands. */
+static int distinct_vars(mxr_var *const *vars, int n, mxr_var **out) {
+  size_t slots = 32;
+  while (slots < 2 * (size_t)n) slots *= 2;
+  mxr_var *small[256];
+  mxr_var **table = slots <= 256 ? small : malloc(slots * sizeof *table);
+  if (!table) return -1;
+  memset(table, 0, slots * sizeof *table);
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    mxr_var *v = vars[i];
+    if (table_insert(table, slots - 1, v)) out[m++] = v;
+  }
+  if (table != small) free(table);
+  return m;
 }
 
 /* MXNet rejects a var named twice (within or across the sets): the op would
  * wait for itself.  Most ops name a handful of vars: those are compared
- * pairwise, which costs less than sorting them. */
+ * pairwise; more go through distinct_vars. */
 static int check_duplicates(const struct mxr_push *req) {
   int n = req->num_const + req->num_mutable;
   if (n < 2) return 0;
@@ -285,14 +313,16 @@ static int check_duplicates(const struct mxr_push *req) {
   for (int i = 0; i < req->num_const; i++) all[i] = req->const_vars[i];
   for (int i = 0; i < req->num_mutable; i++) all[req->num_const + i] = req->mutable_vars[i];
   bool dup = false;
+  int distinct = n;
   if (n <= 8) {
     for (int i = 1; i < n && !dup; i++)
       for (int j = 0; j < i && !dup; j++) dup = all[i] == all[j];
   } else {
-    qsort(all, (size_t)n, sizeof *all, cmp_ptr);
-    for (int i = 1; i < n && !dup; i++) dup = all[i] == all[i - 1];
+    distinct = distinct_vars(all, n, all);
+    dup = distinct >= 0 && distinct < n;
   }
   if (all != small) free(all);
+  if (distinct < 0) return mxr_set_error(MXR_ENOMEM, "push: out of memory checking %d vars", n);
   if (!dup) return 0;
   return mxr_set_error(MXR_EINVAL, "push of '%s': a var appears twice in its read/write sets",
                        req->name ? req->name : "op");
@@ -751,18 +781,24 @@ static int wait_marker(mxr_engine *eng, mxr_var *const *vars, int n) {
   return st;
 }
 
+/* Every op pushed so far has completed.  `completed` is read first: a
+ * count read at t1 that equals the pushes read at t2 > t1 means that at t1
+ * every op pushed had completed (completions never run ahead of pushes). */
+static bool engine_idle(mxr_engine *eng) {
+  uint64_t done = atomic_load(&eng->completed);
+  return done == atomic_load(&eng->pushed);
+}
+
 int mxr__engine_wait_vars_quiet(mxr_engine *eng, mxr_var *const *vars, int n) {
   int st = mxr__bulk_flush(eng);
   if (st || n == 0 || eng->opts.type == MXR_ENGINE_NAIVE) return st;
+  /* Nothing pushed is still to run: no marker (an executor waits like this
+   * before each rebinding, mostly on an engine that has nothing to do). */
+  if (engine_idle(eng)) return 0;
   mxr_var **unique = malloc((size_t)n * sizeof *unique);
-  if (!unique) return mxr_set_error(MXR_ENOMEM, "engine: out of memory waiting for vars");
-  int m = 0;
-  for (int i = 0; i < n; i++) unique[m++] = vars[i];
-  qsort(unique, (size_t)m, sizeof *unique, cmp_ptr);
-  int k = 0;
-  for (int i = 0; i < m; i++)
-    if (i == 0 || unique[i] != unique[i - 1]) unique[k++] = unique[i];
-  st = wait_marker(eng, unique, k);
+  int k = unique ? distinct_vars(vars, n, unique) : -1;
+  st = k < 0 ? mxr_set_error(MXR_ENOMEM, "engine: out of memory waiting for %d vars", n)
+             : wait_marker(eng, unique, k);
   free(unique);
   return st;
 }
@@ -793,14 +829,6 @@ static int take_all_errors(mxr_engine *eng) {
   eng->num_errors = 0;
   mxr_mutex_unlock(&eng->errors_mu);
   return st;
-}
-
-/* Every op pushed so far has completed.  `completed` is read first: a
- * count read at t1 that equals the pushes read at t2 > t1 means that at t1
- * every op pushed had completed (completions never run ahead of pushes). */
-static bool engine_idle(mxr_engine *eng) {
-  uint64_t done = atomic_load(&eng->completed);
-  return done == atomic_load(&eng->pushed);
 }
 
 int mxr_engine_wait_for_all(mxr_engine *eng) {
