@@ -485,6 +485,35 @@ static int plan_nodes(struct mxr_executor *e, const int *grad_req) {
   return plan_scratch(e);
 }
 
+/* The slots each value fills (struct value_use), for repoint. */
+static int index_uses(struct mxr_executor *e) {
+  e->use_start = calloc((size_t)e->num_values + 1, sizeof *e->use_start);
+  if (!e->use_start) return oom();
+  int total = 0;
+  for (int i = 0; i < e->num_nodes; i++) {
+    const struct exec_node *n = &e->nodes[i];
+    if (!n->op) continue;
+    for (int k = 0; k < n->nin + n->naux + n->nout; k++) e->use_start[n->val[k] + 1]++;
+    total += n->nin + n->naux + n->nout;
+  }
+  for (int v = 0; v < e->num_values; v++) e->use_start[v + 1] += e->use_start[v];
+  e->uses = malloc((size_t)(total + 1) * sizeof *e->uses);
+  int *fill = malloc((size_t)(e->num_values + 1) * sizeof *fill);
+  if (!e->uses || !fill) {
+    free(fill);
+    return oom();
+  }
+  memcpy(fill, e->use_start, (size_t)e->num_values * sizeof *fill);
+  for (int i = 0; i < e->num_nodes; i++) {
+    const struct exec_node *n = &e->nodes[i];
+    if (!n->op) continue;
+    for (int k = 0; k < n->nin + n->naux + n->nout; k++)
+      e->uses[fill[n->val[k]]++] = (struct value_use){i, k};
+  }
+  free(fill);
+  return 0;
+}
+
 /* The engine ops of the pass over [from, to): sizes and names. */
 static int plan_pass(struct mxr_executor *e, int pass, int from, int to) {
   int cap = to - from + 1;
@@ -561,6 +590,7 @@ static int bind_plan(struct mxr_executor *e, const mxr_symbol *sym, mxr_ndarray 
   if (!rc) rc = make_values(e, args, grads, aux, &pi);
   free_info(e->fg.g, &pi);
   if (!rc) rc = plan_nodes(e, grad_req);
+  if (!rc) rc = index_uses(e);
   if (!rc) rc = mxr__exec_make_segments(e);
   if (!rc) rc = plan_pass(e, 0, 0, e->fg.num_fwd);
   if (!rc) rc = plan_pass(e, 1, e->fg.num_fwd, e->num_nodes);
@@ -753,44 +783,45 @@ static int quiesce(struct mxr_executor *e) {
   return rc;
 }
 
-/* Does segment s hold a node whose arrays changed in this epoch? */
-static bool segment_touched(const struct mxr_executor *e, const struct exec_segment *s) {
-  for (int i = s->start; i < s->end; i++)
-    if (e->nodes[i].op && e->nodes[i].repointed == e->arrays_epoch) return true;
-  return false;
+/* Point the node slot at `t`. */
+static void set_slot(struct exec_node *n, int k, struct mxr_tensor t) {
+  if (k < n->nin) n->in[k] = t;
+  else if (k < n->nin + n->naux) n->aux[k - n->nin] = t;
+  else n->out[k - n->nin - n->naux] = t;
 }
 
-/* Point every node slot whose value holds `arr` (just put there, in one
- * value or in several that the memory plan shares) at it; rebuild the var
- * sets of those nodes and of the segments that hold them.  A cached op's
- * frontend renews a held output on every call, so this runs per call: one
- * pass over the nodes, whatever the number of values that share the array. */
-static int repoint(struct mxr_executor *e, mxr_ndarray *arr) {
+/* The values vals[0..nvals) now hold `arr`: point the slots they fill at
+ * it, and rebuild the var sets of those slots' nodes and of the segments
+ * that hold them.  A cached op's frontend renews a held output on every
+ * call, so this runs per call: it touches the values' uses (index_uses),
+ * not the whole graph. */
+static int repoint(struct mxr_executor *e, mxr_ndarray *arr, const int *vals, int nvals) {
   struct mxr_tensor t = tensor_of(arr);
-  e->arrays_epoch++;
-  for (int i = 0; i < e->num_nodes; i++) {
-    struct exec_node *n = &e->nodes[i];
-    if (!n->op) continue;
-    bool touched = false;
-    for (int k = 0; k < n->nin + n->naux + n->nout; k++) {
-      if (e->values[n->val[k]] != arr) continue;
-      touched = true;
-      if (k < n->nin) n->in[k] = t;
-      else if (k < n->nin + n->naux) n->aux[k - n->nin] = t;
-      else n->out[k - n->nin - n->naux] = t;
+  uint64_t epoch = ++e->arrays_epoch;
+  for (int j = 0; j < nvals; j++) {
+    for (int u = e->use_start[vals[j]]; u < e->use_start[vals[j] + 1]; u++) {
+      struct exec_node *n = &e->nodes[e->uses[u].node];
+      set_slot(n, e->uses[u].slot, t);
+      if (n->repointed == epoch) continue;
+      n->repointed = epoch;
+      int rc = plan_vars(n, e); /* reads e->values, already updated */
+      if (rc) return rc;
     }
-    if (!touched) continue;
-    n->repointed = e->arrays_epoch;
-    int rc = plan_vars(n, e);
-    if (rc) return rc;
   }
-  for (int s = 0; s < e->num_segments; s++) {
-    struct exec_segment *seg = &e->segments[s];
-    if (!segment_touched(e, seg)) continue;
-    free(seg->reads);
-    free(seg->writes);
-    int rc = mxr__exec_merge_vars(e, seg->start, seg->end, &seg->reads, &seg->nreads, &seg->writes, &seg->nwrites);
-    if (rc) return rc;
+  /* Segments after their nodes: a merge reads every node's new sets. */
+  for (int j = 0; j < nvals; j++) {
+    for (int u = e->use_start[vals[j]]; u < e->use_start[vals[j] + 1]; u++) {
+      int si = e->nodes[e->uses[u].node].segment;
+      if (si < 0 || e->segments[si].remerged == epoch) continue;
+      struct exec_segment *seg = &e->segments[si];
+      seg->remerged = epoch;
+      free(seg->reads);
+      free(seg->writes);
+      seg->reads = seg->writes = NULL;
+      int rc = mxr__exec_merge_vars(e, seg->start, seg->end, &seg->reads, &seg->nreads,
+                                    &seg->writes, &seg->nwrites);
+      if (rc) return rc;
+    }
   }
   return 0;
 }
@@ -823,7 +854,7 @@ int mxr__executor_bind_array(struct mxr_executor *e, enum exec_slot slot, int i,
     if (e->outputs[h] == old) e->outputs[h] = arr;
   if (slot == EXEC_HEAD_GRAD) e->head_grads[i] = arr;
   mxr_ndarray_free(old);
-  return repoint(e, arr);
+  return repoint(e, arr, &v, 1);
 }
 
 /* Value slots that hold `arr` (several when the memory plan shares it). */
@@ -836,15 +867,20 @@ static int slots_holding(const struct mxr_executor *e, const mxr_ndarray *arr) {
 /* Put a new array of output h's shape, dtype and context in every slot
  * that holds its current one, so the memory plan's sharing is kept. */
 static int renew_output(struct mxr_executor *e, int h) {
-  mxr_ndarray *old = e->outputs[h], *fresh;
+  mxr_ndarray *old = e->outputs[h], *fresh = NULL;
+  int *vals = malloc((size_t)(e->num_values + 1) * sizeof *vals);
+  if (!vals) return oom();
   int rc = mxr_ndarray_create(e->eng, mxr_ndarray_shape(old), mxr_ndarray_ndim(old), e->ctx,
                               mxr_ndarray_dtype(old), 0, &fresh);
+  int nvals = 0;
   for (int v = 0; v < e->num_values && !rc; v++) {
     if (e->values[v] != old) continue;
+    vals[nvals++] = v;
     e->values[v] = mxr_ndarray_retain(fresh);
     mxr_ndarray_free(old); /* the slot's reference; the holder keeps its own */
   }
-  if (!rc) rc = repoint(e, fresh);
+  if (!rc) rc = repoint(e, fresh, vals, nvals);
+  free(vals);
   for (int k = 0; k < e->num_outputs && !rc; k++)
     if (e->outputs[k] == old) e->outputs[k] = fresh;
   mxr_ndarray_free(fresh); /* the slots hold it now */
@@ -901,6 +937,8 @@ static void destroy(void *param) {
   free(e->segments);
   free(e->seg_at);
   free(e->nodes);
+  free(e->use_start);
+  free(e->uses);
   free(e->node_calls);
   free(e->tensors);
   free(e->values);

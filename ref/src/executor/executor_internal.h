@@ -57,6 +57,7 @@ struct exec_node {
   uint64_t seed;          /* from the node's identity */
   uint64_t runs;          /* counts runs: varies the random seed per run */
   uint64_t repointed;     /* the arrays_epoch at which its arrays last changed */
+  int segment;            /* index of the segment holding it, or -1 */
 };
 
 /* What an engine op of the executor runs: a range of nodes. */
@@ -75,7 +76,14 @@ struct exec_segment {
   mxr_var **reads, **writes;
   int nreads, nwrites;
   int num_ops;
+  uint64_t remerged;      /* the arrays_epoch at which its var sets were last merged */
   struct exec_call call[2]; /* [is_train] */
+};
+
+/* A node slot (input, aux state, then output, as exec_node.val counts them)
+ * that a value fills. */
+struct value_use {
+  int node, slot;
 };
 
 struct mxr_executor {
@@ -94,6 +102,9 @@ struct mxr_executor {
   mxr_ndarray **values;
   bool *owned;                   /* values the executor created */
   int num_values;
+  /* The slots value v fills: uses[use_start[v] .. use_start[v + 1]). */
+  int *use_start;
+  struct value_use *uses;
   int num_arrays;                /* arrays the executor created (after sharing) */
   size_t bytes_allocated;        /* their bytes */
   struct mxr_tensor *tensors;    /* pool the exec_nodes point into */

@@ -122,6 +122,7 @@ static int create_segment(struct mxr_executor *e, int start, int end) {
     s->call[t] = (struct exec_call){.exec = e, .first = start, .end = end, .is_train = t == 1,
                                     .graph_safe = graph_safe};
   e->seg_at[start] = s;
+  for (int i = start; i < end; i++) e->nodes[i].segment = e->num_segments;
   e->num_segments++;
   return 0;
 }
@@ -148,6 +149,7 @@ int mxr__exec_make_segments(struct mxr_executor *e) {
   e->segments = calloc((size_t)e->num_nodes + 1, sizeof *e->segments);
   e->seg_at = calloc((size_t)e->num_nodes + 1, sizeof *e->seg_at);
   if (!e->segments || !e->seg_at) return oom();
+  for (int i = 0; i < e->num_nodes; i++) e->nodes[i].segment = -1;
   const struct mxr_exec_opts *o = &e->opts;
   bool is_training = e->fg.num_fwd != e->num_nodes;
   int rc = 0;
