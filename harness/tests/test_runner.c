@@ -52,10 +52,17 @@ static char *write_ordered(const char *dir, const struct ord *o) {
 
 static const struct ord clear = {"2.0", "0.02", "0", "", "15", ""};
 
+/* Run the ordered suite written with `o` under `seed`: the results, with
+ * the run's directory in *dir for hu_cleanup. */
+static json_t *run_ordered(const struct ord *o, uint64_t seed, char **dir) {
+  *dir = hu_tmpdir();
+  free(write_ordered(*dir, o));
+  return hu_run(*dir, seed, 1);
+}
+
 START_TEST(test_clear_ordering_and_every_kind_pass) {
-  char *dir = hu_tmpdir();
-  free(write_ordered(dir, &clear));
-  json_t *r = hu_run(dir, 42, 1);
+  char *dir;
+  json_t *r = run_ordered(&clear, 42, &dir);
   const char *names[] = {"ord/order", "ord/structure", "ord/checks", "ord/value", "ord/same"};
   for (size_t i = 0; i < 5; i++)
     ck_assert_msg(!strcmp(hu_verdict(r, names[i]), "pass"), "%s: %s: %s", names[i],
@@ -311,11 +318,10 @@ START_TEST(test_plan_lines_skip_after_a_hang) {
 END_TEST
 
 START_TEST(test_crash_in_an_ordering_is_a_crash_not_slower) {
-  char *dir = hu_tmpdir();
+  char *dir;
   struct ord o = clear;
   o.slow_extra = ", \"FAKE_MODE\": \"crash\"";
-  free(write_ordered(dir, &o));
-  json_t *r = hu_run(dir, 3, 1);
+  json_t *r = run_ordered(&o, 3, &dir);
   assert_verdict(r, "ord/order", "crash", "SIGSEGV");
   ck_assert_ptr_null(json_object_get(hu_assertion(r, "ord/order"), "first_attempt"));
   json_decref(r);
@@ -328,9 +334,8 @@ END_TEST
 START_TEST(test_noisy_but_ordered_never_fails) {
   struct ord o = {"1.5", "0.15", "0.05", "", "15", ""};
   for (uint64_t seed = 1; seed <= 8; seed++) {
-    char *dir = hu_tmpdir();
-    free(write_ordered(dir, &o));
-    json_t *r = hu_run(dir, seed, 1);
+    char *dir;
+    json_t *r = run_ordered(&o, seed, &dir);
     assert_verdict(r, "ord/order", "pass", NULL);
     json_decref(r);
     hu_cleanup(dir);
@@ -365,10 +370,9 @@ END_TEST
 
 /* Reversed timings: 31 losses in a row accept H0, in the third batch. */
 START_TEST(test_reversed_timings_fail) {
-  char *dir = hu_tmpdir();
+  char *dir;
   struct ord o = {"0.8", "0.05", "0", "", "15", ""};
-  free(write_ordered(dir, &o));
-  json_t *r = hu_run(dir, 11, 1);
+  json_t *r = run_ordered(&o, 11, &dir);
   assert_verdict(r, "ord/order", "fail", "not slower than");
   json_t *a = hu_assertion(r, "ord/order");
   json_t *pair = json_array_get(json_object_get(json_object_get(a, "diag"), "pairs"), 0);
@@ -389,10 +393,9 @@ END_TEST
  * inconclusive exactly when the budget ran out. */
 START_TEST(test_indifference_point_runs_batches) {
   for (uint64_t seed = 1; seed <= 3; seed++) {
-    char *dir = hu_tmpdir();
-    struct ord o = {"1.1", "0.08", "0", "", "15", ""};
-    free(write_ordered(dir, &o));
-    json_t *r = hu_run(dir, seed, 1);
+    static const struct ord o = {"1.1", "0.08", "0", "", "15", ""};
+    char *dir;
+    json_t *r = run_ordered(&o, seed, &dir);
     json_t *a = hu_assertion(r, "ord/order");
     const char *v = hu_verdict(r, "ord/order");
     int run = (int)json_integer_value(json_object_get(json_object_get(a, "diag"), "rounds_run"));
@@ -414,10 +417,9 @@ END_TEST
  * failure, on every seed; the fail walk stays below its bound. */
 START_TEST(test_blurred_ordering_never_fails) {
   for (uint64_t seed = 1; seed <= 4; seed++) {
-    char *dir = hu_tmpdir();
-    struct ord o = {"1.07", "0.08", "0", "", "15", ""};
-    free(write_ordered(dir, &o));
-    json_t *r = hu_run(dir, seed, 1);
+    static const struct ord o = {"1.07", "0.08", "0", "", "15", ""};
+    char *dir;
+    json_t *r = run_ordered(&o, seed, &dir);
     const char *v = hu_verdict(r, "ord/order");
     ck_assert_msg(!strcmp(v, "pass") || !strcmp(v, "inconclusive"), "seed %d: %s", (int)seed, v);
     json_t *pair = json_array_get(json_object_get(json_object_get(hu_assertion(r, "ord/order"), "diag"), "pairs"), 0);
@@ -465,12 +467,11 @@ START_TEST(test_backoff_is_bounded) {
 END_TEST
 
 START_TEST(test_structure_and_equal_failures) {
-  char *dir = hu_tmpdir();
+  char *dir;
   struct ord o = clear;
   o.fast_cap = "14";
   o.fast_extra = ", \"FAKE_SALT\": \"different\"";
-  free(write_ordered(dir, &o));
-  json_t *r = hu_run(dir, 9, 1);
+  json_t *r = run_ordered(&o, 9, &dir);
   assert_verdict(r, "ord/structure", "fail", "fast forward: 8 engine ops, expected 7");
   assert_verdict(r, "ord/same", "fail", "values.output.digest");
   assert_verdict(r, "ord/order", "pass", NULL);
