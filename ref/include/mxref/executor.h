@@ -55,6 +55,10 @@ struct mxr_exec_opts {
                                    _identity_with_attr_like_rhs (cached ops) */
   bool cuda_graphs;             /* MXNET_ENABLE_CUDA_GRAPHS: replay bulked GPU
                                    segments as CUDA graphs */
+  bool own_outputs;             /* the graph's outputs get arrays that share
+                                   memory with no other value, so renewing
+                                   one touches only its own slots (cached
+                                   ops hand outputs out and renew them) */
 };
 
 int mxr_exec_opts_from_config(struct mxr_exec_opts *opts);

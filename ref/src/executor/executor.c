@@ -234,6 +234,16 @@ static int pool_pick(const struct mxr_executor *e, const struct free_pool *pool,
   return best;
 }
 
+/* Output k of node i in an array of its own. */
+static int new_array(struct mxr_executor *e, const struct plan_info *pi, int i, int k) {
+  const struct mxr_shape *s = &pi->shapes[i][k];
+  int v = e->row[i] + k;
+  e->owned[v] = true;
+  e->num_arrays++;
+  e->bytes_allocated += (size_t)mxr_shape_size(s) * mxr_dtype_size(pi->dtypes[i][k]);
+  return mxr_ndarray_create(e->eng, s->dim, s->ndim, e->ctx, pi->dtypes[i][k], 0, &e->values[v]);
+}
+
 /* Output k of node i: over a dying input (in-place hint), over a dead
  * value's memory (the same array, or a view of a larger one), or a new
  * array. */
@@ -266,9 +276,7 @@ static int place_output(struct mxr_executor *e, const struct plan_info *pi, cons
     }
     return mxr_ndarray_view(pool->storage[u], 0, s->dim, s->ndim, &e->values[v]);
   }
-  e->num_arrays++;
-  e->bytes_allocated += (size_t)mxr_shape_size(s) * mxr_dtype_size(dtype);
-  int rc = mxr_ndarray_create(e->eng, s->dim, s->ndim, e->ctx, dtype, 0, &e->values[v]);
+  int rc = new_array(e, pi, i, k);
   pool->storage[v] = e->values[v];
   return rc;
 }
@@ -309,15 +317,13 @@ static int plan_memory(struct mxr_executor *e, const struct plan_info *pi) {
       int v = e->row[i] + k;
       if (e->values[v]) continue;
       if (mxr__node_is_var(n)) { /* head gradients: never shared, they get rebound */
-        const struct mxr_shape *s = &pi->shapes[i][k];
-        e->owned[v] = true;
-        e->num_arrays++;
-        e->bytes_allocated += (size_t)mxr_shape_size(s) * mxr_dtype_size(pi->dtypes[i][k]);
-        rc = mxr_ndarray_create(e->eng, s->dim, s->ndim, e->ctx, pi->dtypes[i][k], 0, &e->values[v]);
+        rc = new_array(e, pi, i, k);
         last[v] = INT_MAX;
-        continue;
+      } else if (e->opts.own_outputs && last[v] == INT_MAX) {
+        rc = new_array(e, pi, i, k); /* handed out and renewed: shares nothing */
+      } else {
+        rc = place_output(e, pi, last, &pool, i, k, inplace_used);
       }
-      rc = place_output(e, pi, last, &pool, i, k, inplace_used);
     }
     if (!rc && !mxr__node_is_var(n)) release_dead(e, last, &pool, i, inplace_used);
   }
