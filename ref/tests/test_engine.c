@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check_tap.h"
+#include "engine/engine_internal.h" /* mxr__engine_wait_vars_quiet */
 #include "engine_util.h"
 
 static bool is_naive(int cfg) { return tu_engine_configs[cfg].opts.type == MXR_ENGINE_NAIVE; }
@@ -454,6 +455,27 @@ START_TEST(test_wait_on_idle_var) {
   ck_assert_int_eq(mxr_engine_wait_for_var(eng, v), 0);
   ck_assert_int_eq(mxr_engine_wait_for_all(eng), 0);
   ck_assert_int_eq(mxr_engine_wait_for_var(eng, NULL), MXR_EINVAL);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+/* The executor's wait before a rebind: on an idle engine it pushes nothing;
+ * otherwise it returns only after the ops on its vars (named twice here)
+ * have run. */
+START_TEST(test_quiet_wait) {
+  mxr_engine *eng = tu_engine(_i);
+  mxr_var *v, *w;
+  ck_assert_int_eq(mxr_engine_new_var(eng, &v), 0);
+  ck_assert_int_eq(mxr_engine_new_var(eng, &w), 0);
+  mxr_var *vars[] = {v, w, v};
+  uint64_t pushed = atomic_load(&eng->pushed); /* wait markers included */
+  ck_assert_int_eq(mxr__engine_wait_vars_quiet(eng, vars, 3), 0);
+  ck_assert_uint_eq(atomic_load(&eng->pushed), pushed);
+  atomic_int value = 0;
+  struct slow_write sw = {&value, 1, 30};
+  ck_assert_int_eq(mxr_engine_push_sync(eng, slow_write_fn, &sw, NULL, mxr_cpu(0), NULL, 0, &v, 1, "w"), 0);
+  ck_assert_int_eq(mxr__engine_wait_vars_quiet(eng, vars, 3), 0);
+  ck_assert_int_eq(atomic_load(&value), 1);
   ck_assert_int_eq(mxr_engine_free(eng), 0);
 }
 END_TEST
@@ -997,6 +1019,7 @@ static Suite *engine_suite(void) {
   tcase_add_loop_test(each, test_delete_var_waits_for_pending_ops, 0, n);
   tcase_add_loop_test(each, test_free_engine_releases_live_vars, 0, n);
   tcase_add_loop_test(each, test_wait_on_idle_var, 0, n);
+  tcase_add_loop_test(each, test_quiet_wait, 0, n);
   tcase_add_loop_test(each, test_async_op_completes_from_another_thread, 0, n);
   tcase_add_loop_test(each, test_hooks_see_run_ops_only, 0, n);
   suite_add_tcase(s, each);
