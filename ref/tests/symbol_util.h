@@ -30,4 +30,17 @@ static inline mxr_symbol *tu_flip_chain(int n) {
   return x;
 }
 
+/* flip, flip, 2x2 max pool, flip, flip on a (1, 1, 8, 8) input: the pooled
+ * values fit in views of the flips' dead arrays. */
+static const char tu_pool_chain_json[] =
+    "{\"nodes\": ["
+    "{\"op\": \"null\", \"name\": \"X\", \"inputs\": []},"
+    "{\"op\": \"flip\", \"name\": \"f1\", \"attrs\": {\"axis\": \"3\"}, \"inputs\": [[0, 0, 0]]},"
+    "{\"op\": \"flip\", \"name\": \"f2\", \"attrs\": {\"axis\": \"3\"}, \"inputs\": [[1, 0, 0]]},"
+    "{\"op\": \"Pooling\", \"name\": \"pool\", \"attrs\": {\"kernel\": \"(2, 2)\", \"stride\": \"(2, 2)\","
+    " \"pool_type\": \"max\"}, \"inputs\": [[2, 0, 0]]},"
+    "{\"op\": \"flip\", \"name\": \"f3\", \"attrs\": {\"axis\": \"2\"}, \"inputs\": [[3, 0, 0]]},"
+    "{\"op\": \"flip\", \"name\": \"f4\", \"attrs\": {\"axis\": \"2\"}, \"inputs\": [[4, 0, 0]]}],"
+    " \"arg_nodes\": [0], \"heads\": [[5, 0, 0]]}";
+
 #endif /* MXR_TESTS_SYMBOL_UTIL_H */

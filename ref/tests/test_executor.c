@@ -337,21 +337,10 @@ END_TEST
  * flip, flip on 8x8 is two arrays with match range 10 (the pooled values
  * live in the first two), four with match range 2 (64 elements are more
  * than twice 16); the output is the pool of X either way. */
-static const char pool_chain_json[] =
-    "{\"nodes\": ["
-    "{\"op\": \"null\", \"name\": \"X\", \"inputs\": []},"
-    "{\"op\": \"flip\", \"name\": \"f1\", \"attrs\": {\"axis\": \"3\"}, \"inputs\": [[0, 0, 0]]},"
-    "{\"op\": \"flip\", \"name\": \"f2\", \"attrs\": {\"axis\": \"3\"}, \"inputs\": [[1, 0, 0]]},"
-    "{\"op\": \"Pooling\", \"name\": \"pool\", \"attrs\": {\"kernel\": \"(2, 2)\", \"stride\": \"(2, 2)\","
-    " \"pool_type\": \"max\"}, \"inputs\": [[2, 0, 0]]},"
-    "{\"op\": \"flip\", \"name\": \"f3\", \"attrs\": {\"axis\": \"2\"}, \"inputs\": [[3, 0, 0]]},"
-    "{\"op\": \"flip\", \"name\": \"f4\", \"attrs\": {\"axis\": \"2\"}, \"inputs\": [[4, 0, 0]]}],"
-    " \"arg_nodes\": [0], \"heads\": [[5, 0, 0]]}";
-
 START_TEST(test_memory_plan_views_smaller_values) {
   mxr_engine *eng = tu_engine(5);
   mxr_symbol *sym;
-  ck_assert_msg(mxr_symbol_from_json(pool_chain_json, &sym) == 0, "%s", mxr_last_error());
+  ck_assert_msg(mxr_symbol_from_json(tu_pool_chain_json, &sym) == 0, "%s", mxr_last_error());
   float x[64], y[16];
   for (int i = 0; i < 64; i++) x[i] = (float)((i * 37) % 64);
   const int ranges[] = {10, 2}, expect_arrays[] = {2, 4};

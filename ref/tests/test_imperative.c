@@ -15,6 +15,7 @@
 #include "mxref/imperative.h"
 #include "mxref/mxref.h"
 #include "mxref/symbol.h"
+#include "symbol_util.h"
 
 enum { LEN = 10 };
 
@@ -405,21 +406,6 @@ START_TEST(test_cached_op_kept_outputs_stay) {
 }
 END_TEST
 
-/* A kept output stays when the plan's memory sharing put a smaller value
- * in a view of a larger one: flip, flip, 2x2 max pool, flip, flip on 8x8
- * places the pooled values in views of the flips' arrays, so the output
- * must not share memory with any of them. */
-static const char pool_chain_json[] =
-    "{\"nodes\": ["
-    "{\"op\": \"null\", \"name\": \"X\", \"inputs\": []},"
-    "{\"op\": \"flip\", \"name\": \"f1\", \"attrs\": {\"axis\": \"3\"}, \"inputs\": [[0, 0, 0]]},"
-    "{\"op\": \"flip\", \"name\": \"f2\", \"attrs\": {\"axis\": \"3\"}, \"inputs\": [[1, 0, 0]]},"
-    "{\"op\": \"Pooling\", \"name\": \"pool\", \"attrs\": {\"kernel\": \"(2, 2)\", \"stride\": \"(2, 2)\","
-    " \"pool_type\": \"max\"}, \"inputs\": [[2, 0, 0]]},"
-    "{\"op\": \"flip\", \"name\": \"f3\", \"attrs\": {\"axis\": \"2\"}, \"inputs\": [[3, 0, 0]]},"
-    "{\"op\": \"flip\", \"name\": \"f4\", \"attrs\": {\"axis\": \"2\"}, \"inputs\": [[4, 0, 0]]}],"
-    " \"arg_nodes\": [0], \"heads\": [[5, 0, 0]]}";
-
 /* y = 2x2 max pool of the 8x8 image x (the flips cancel) */
 static void pool_of(const float *x, float *y) {
   for (int i = 0; i < 4; i++)
@@ -429,9 +415,13 @@ static void pool_of(const float *x, float *y) {
     }
 }
 
+/* A kept output stays when the plan's memory sharing put a smaller value
+ * in a view of a larger one: flip, flip, 2x2 max pool, flip, flip on 8x8
+ * places the pooled values in views of the flips' arrays, so the output
+ * must not share memory with any of them. */
 START_TEST(test_cached_op_kept_output_apart_from_views) {
   mxr_symbol *sym;
-  ck_assert_msg(mxr_symbol_from_json(pool_chain_json, &sym) == 0, "%s", mxr_last_error());
+  ck_assert_msg(mxr_symbol_from_json(tu_pool_chain_json, &sym) == 0, "%s", mxr_last_error());
   mxr_cached_op *cop;
   ck_assert_int_eq(mxr_cached_op_create(sym, 0, NULL, NULL, &cop), 0);
   const int64_t shape[] = {1, 1, 8, 8};

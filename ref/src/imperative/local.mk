@@ -13,6 +13,6 @@ IMPERATIVE_TESTS = ref/tests/test_imperative
 check_PROGRAMS += $(IMPERATIVE_TESTS)
 TESTS += $(IMPERATIVE_TESTS)
 
-ref_tests_test_imperative_SOURCES = ref/tests/test_imperative.c
+ref_tests_test_imperative_SOURCES = ref/tests/test_imperative.c ref/tests/symbol_util.h
 ref_tests_test_imperative_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_imperative_LDADD = $(TEST_LIBS)
