@@ -6,6 +6,7 @@
 #define MXR_TESTS_SYMBOL_UTIL_H
 
 #include <check.h>
+#include <math.h>
 
 #include "mxref/op.h"
 #include "mxref/symbol.h"
@@ -42,5 +43,15 @@ static const char tu_pool_chain_json[] =
     "{\"op\": \"flip\", \"name\": \"f3\", \"attrs\": {\"axis\": \"2\"}, \"inputs\": [[3, 0, 0]]},"
     "{\"op\": \"flip\", \"name\": \"f4\", \"attrs\": {\"axis\": \"2\"}, \"inputs\": [[4, 0, 0]]}],"
     " \"arg_nodes\": [0], \"heads\": [[5, 0, 0]]}";
+
+/* What tu_pool_chain_json computes from the 8x8 image x: its 2x2 max pool
+ * (the flips cancel). */
+static inline void tu_pool_chain_output(const float *x, float *y) {
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++) {
+      const float *w = &x[16 * i + 2 * j];
+      y[4 * i + j] = fmaxf(fmaxf(w[0], w[1]), fmaxf(w[8], w[9]));
+    }
+}
 
 #endif /* MXR_TESTS_SYMBOL_UTIL_H */

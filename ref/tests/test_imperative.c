@@ -4,7 +4,6 @@
  * seed's Gluon workload (1000 flips, static_alloc/static_shape) checked op
  * by op against the engine ops that actually run.
  */
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,15 +405,6 @@ START_TEST(test_cached_op_kept_outputs_stay) {
 }
 END_TEST
 
-/* y = 2x2 max pool of the 8x8 image x (the flips cancel) */
-static void pool_of(const float *x, float *y) {
-  for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 4; j++) {
-      const float *w = &x[16 * i + 2 * j];
-      y[4 * i + j] = fmaxf(fmaxf(w[0], w[1]), fmaxf(w[8], w[9]));
-    }
-}
-
 /* A kept output stays when the plan's memory sharing put a smaller value
  * in a view of a larger one: flip, flip, 2x2 max pool, flip, flip on 8x8
  * places the pooled values in views of the flips' arrays, so the output
@@ -429,7 +419,7 @@ START_TEST(test_cached_op_kept_output_apart_from_views) {
   mxr_ndarray *X[2], *out[2];
   for (int r = 0; r < 2; r++) {
     for (int i = 0; i < 64; i++) x[r][i] = (float)((i * 37 + 11 * r) % 64) - 100.0f * (float)r;
-    pool_of(x[r], want[r]);
+    tu_pool_chain_output(x[r], want[r]);
     ck_assert_int_eq(mxr_ndarray_create(engine(), shape, 4, mxr_cpu(0), MXR_FLOAT32, 0, &X[r]), 0);
     ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(X[r], x[r], 64), 0);
     int n = 0;
