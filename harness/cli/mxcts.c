@@ -161,12 +161,16 @@ static void print_help(const char *cmd) {
            "interleaved in a seeded random order of the libraries, and print per (suite,\n"
            "config) each library's median and, for every library after the first, the\n"
            "median ratio time(library) / time(first) with its 95 %% confidence interval\n"
-           "(the sign test's) and how many rounds it was faster.  No verdict: exit status\n"
-           "0 when the table was made, 2 otherwise.  OUT/compare.json holds the figures.\n\n"
+           "(the sign test's) and how many rounds it was faster.  With --targets, then\n"
+           "each target of the file: met, missed, a known miss (the file says why) or\n"
+           "unmeasured.  Exit status 0 when the table was made (and no target was missed\n"
+           "without a reason or went unmeasured), 1 when one was, 2 on a usage or runner\n"
+           "error.  OUT/compare.json holds the figures.\n\n"
            "  --impl LIB          a library (repeatable, at least two; the first is the baseline)\n"
            "  --impl-name NAME    names for the libraries, in order (default: file names)\n"
            "  --rounds N          rounds of each config (default 10)\n"
            "  --json F, --html F  also write the document / an HTML page ('-': stdout)\n"
+           "  --targets F         performance targets to check (docs/harness.md)\n"
            "  --probe, --suites, --suite, --seed, --out, --pass-env, --timeout-scale,\n"
            "  --grace, --lock-file   as for 'mxcts run'\n");
   } else if (!strcmp(cmd, "report")) {
@@ -253,7 +257,7 @@ enum {
   OPT_IMPL = 256, OPT_IMPL_NAME, OPT_PROBE, OPT_SUITES, OPT_SUITE, OPT_ROUNDS, OPT_SEED, OPT_OUT,
   OPT_EXPECT, OPT_TAP, OPT_JUNIT, OPT_JSON, OPT_HTML, OPT_JOBS, OPT_PASS_ENV, OPT_TSCALE,
   OPT_GRACE, OPT_LOCK_FILE, OPT_NO_PROGRESS, OPT_HELP, OPT_NEXT_BATCH, OPT_DIR, OPT_TIMEOUT, OPT_LOCK,
-  OPT_KEEP_GOING, OPT_GROUP_FILE, OPT_MAX_BACKOFF, OPT_ASSERTION, OPT_PYTHON, OPT_PYTHON_DIR
+  OPT_KEEP_GOING, OPT_GROUP_FILE, OPT_MAX_BACKOFF, OPT_ASSERTION, OPT_PYTHON, OPT_PYTHON_DIR, OPT_TARGETS
 };
 
 static const struct option run_longopts[] = {
@@ -281,6 +285,7 @@ static const struct option run_longopts[] = {
     {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
     {"lock-file", required_argument, NULL, OPT_LOCK_FILE},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"targets", required_argument, NULL, OPT_TARGETS},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
 
@@ -378,6 +383,7 @@ static int run_option(const char *cmd, int c, const char *arg, struct cli *cl) {
     return 0;
   case OPT_NO_PROGRESS: cl->no_progress = true; return 0;
   case OPT_KEEP_GOING: o->keep_going = true; return 0;
+  case OPT_TARGETS: return usage_error(cmd, "--targets is an option of 'mxcts compare'");
   default: return usage_error(cmd, "unknown option");
   }
 }
@@ -788,6 +794,8 @@ static int cmd_report(int argc, char **argv) {
 struct compare_cli {
   struct cli cl;
   struct mxcts_strv impls, names;
+  char *targets_file; /* --targets */
+  json_t *targets;    /* its loaded document */
 };
 
 static int compare_option(int c, const char *arg, struct compare_cli *cc) {
@@ -797,6 +805,7 @@ static int compare_option(int c, const char *arg, struct compare_cli *cc) {
     if (!mxcts_valid_id(arg)) return usage_error("compare", "--impl-name %s: not a valid name", arg);
     mxcts_strv_push(&cc->names, arg);
     return 0;
+  case OPT_TARGETS: set_str(&cc->targets_file, arg); return 0;
   case OPT_EXPECT: case OPT_TAP: case OPT_JUNIT: case OPT_JOBS: case OPT_MAX_BACKOFF:
   case OPT_KEEP_GOING: case OPT_NO_PROGRESS:
     return usage_error("compare", "this option of 'mxcts run' means nothing to compare");
@@ -834,7 +843,10 @@ static int compare_args(int argc, char **argv, struct compare_cli *cc, bool *hel
     if (rc) return rc;
   }
   if (optind < argc) return usage_error("compare", "unexpected argument %s", argv[optind]);
-  return complete_impls(cc);
+  int rc = complete_impls(cc);
+  if (!rc && cc->targets_file && mxcts_targets_load(cc->targets_file, &cc->names, &cc->targets))
+    rc = internal_error("compare");
+  return rc;
 }
 
 /* Write the document or the page to PATH ("-": stdout). */
@@ -854,17 +866,21 @@ static int cmd_compare(int argc, char **argv) {
   int rc = compare_args(argc, argv, &cc, &help);
   if (help) print_help("compare");
   if (!rc && !help) {
-    struct mxcts_compare_opts o = {&cc.cl.opt, &cc.impls, &cc.names, stderr};
+    struct mxcts_compare_opts o = {&cc.cl.opt, &cc.impls, &cc.names, stderr, cc.targets, cc.targets_file};
     json_t *doc = NULL;
     rc = mxcts_compare_run(&o, &doc);
+    json_int_t missed = json_integer_value(json_object_get(json_object_get(doc, "targets"), "missed"));
     if (!rc) rc = compare_output(doc, cc.cl.opt.json, false);
     if (!rc) rc = compare_output(doc, cc.cl.opt.html, true);
     bool quiet = (cc.cl.opt.json && !strcmp(cc.cl.opt.json, "-")) ||
                  (cc.cl.opt.html && !strcmp(cc.cl.opt.html, "-"));
     if (!rc) mxcts_compare_print(doc, quiet ? stderr : stdout);
     if (rc) rc = internal_error("compare");
+    else if (missed) rc = EXIT_FAILED;
     json_decref(doc);
   }
+  json_decref(cc.targets);
+  free(cc.targets_file);
   mxcts_strv_free(&cc.impls);
   mxcts_strv_free(&cc.names);
   mxcts_options_free(&cc.cl.opt);

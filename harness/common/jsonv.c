@@ -90,6 +90,13 @@ char *mxcts_json_brief(const json_t *v) {
   return r;
 }
 
+json_t *mxcts_json_real_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+double mxcts_json_number_or_nan(const json_t *obj, const char *key) {
+  json_t *v = obj ? json_object_get(obj, key) : NULL;
+  return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 /* --- validating reads ---------------------------------------------------------------- */
 
 char *mxcts_jpath_key(const char *base, const char *key) {

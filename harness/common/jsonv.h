@@ -40,6 +40,11 @@ const char *mxcts_json_type_name(const json_t *v);
 json_t *mxcts_json_text(const char *s);
 /* A short rendering of a value for messages (caller frees). */
 char *mxcts_json_brief(const json_t *v);
+/* A JSON real of v, or null when v is not finite (new reference). */
+json_t *mxcts_json_real_or_null(double v);
+/* The number obj[key] (obj may be NULL), or NaN when it is absent or not a
+ * number. */
+double mxcts_json_number_or_nan(const json_t *obj, const char *key);
 
 /* --- validating reads --------------------------------------------------- */
 /* Where in which document: the prefix of every message. */

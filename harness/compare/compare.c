@@ -136,8 +136,6 @@ static double job_median(const struct mxcts_job *j) {
   return v;
 }
 
-static json_t *number_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
-
 /* The finite values of x, compacted; returns how many. */
 static size_t finite_only(const double *x, size_t n, double *out) {
   size_t m = 0;
@@ -151,7 +149,7 @@ static json_t *impl_json(const char *name, const double *v, size_t n) {
   double *ok = mxcts_xcalloc(n + 1, sizeof *ok);
   size_t m = finite_only(v, n, ok);
   json_t *j = json_pack("{s:s, s:o, s:I, s:I}", "name", name, "median",
-                        number_or_null(mxcts_median(ok, m)), "rounds", (json_int_t)m, "failed",
+                        mxcts_json_real_or_null(mxcts_median(ok, m)), "rounds", (json_int_t)m, "failed",
                         (json_int_t)(n - m));
   free(ok);
   return j;
@@ -169,7 +167,7 @@ static json_t *ratio_json(const char *a, const char *b, const double *va, const 
   }
   bool ci = mxcts_median_ci(r, m, CONFIDENCE, &lo, &hi);
   json_t *j = json_pack("{s:s, s:s, s:o, s:o, s:o, s:I, s:I}", "impl", b, "baseline", a, "ratio",
-                        number_or_null(mxcts_median(r, m)), "ci_low",
+                        mxcts_json_real_or_null(mxcts_median(r, m)), "ci_low",
                         ci ? json_real(lo) : json_null(), "ci_high", ci ? json_real(hi) : json_null(),
                         "faster_rounds", (json_int_t)faster, "paired_rounds", (json_int_t)m);
   free(r);
@@ -246,6 +244,7 @@ int mxcts_compare_run(const struct mxcts_compare_opts *o, json_t **out) {
   free(procs);
   if (!rc) {
     *out = document(libs, nlibs, o);
+    if (o->targets) mxcts_targets_check(o->targets, o->targets_file, *out);
     char *path = mxcts_xasprintf("%s/compare.json", o->base->out);
     rc = mxcts_json_save(path, *out);
     free(path);

@@ -13,8 +13,15 @@
  * with the sign test's 95 % confidence interval (mxcts_median_ci), and how
  * many rounds it was the faster.
  *
- * Ownership: the caller owns the options; the document from
- * mxcts_compare_run is the caller's (json_decref).
+ * Performance targets (`--targets F`; format in docs/harness.md,
+ * "Performance targets") bound a library's figures: its median, its median
+ * over another config's, or its ratio to the baseline, each at most or at
+ * least a value.  Checked against the finished document, each is met,
+ * missed, a known miss (missed, with the reason the file states) or
+ * unmeasured.
+ *
+ * Ownership: the caller owns the options; the documents from
+ * mxcts_compare_run and mxcts_targets_load are the caller's (json_decref).
  */
 #ifndef MXCTS_COMPARE_H
 #define MXCTS_COMPARE_H
@@ -36,21 +43,36 @@ struct mxcts_compare_opts {
   const struct mxcts_strv *impls;   /* absolute paths, at least two */
   const struct mxcts_strv *names;   /* one distinct name each */
   FILE *note;                       /* a line per step, or NULL */
+  const json_t *targets;            /* from mxcts_targets_load, or NULL */
+  const char *targets_file;         /* the file it came from */
 };
 
-/* Plan, run and measure; *out is the comparison document (format in
- * docs/harness.md), also written to OUT/compare.json.  Each library's
+/* Plan, run and measure, and check the targets when given; *out is the
+ * comparison document (format in docs/harness.md), also written to
+ * OUT/compare.json.  Each library's
  * processes live under OUT/NAME/.  Fails (a message naming the cause) on
  * bad options, a suite that cannot be loaded, no timed config in the chosen
  * suites, or a runner failure -- not on processes that crashed: their
  * rounds are counted as failed in the document. */
 int mxcts_compare_run(const struct mxcts_compare_opts *o, json_t **out);
 
+/* Load and validate a targets file for a comparison of the libraries
+ * `names` (the first the baseline): every target names one of them, a
+ * ratio target one after the first.  Fails (a message naming the file and
+ * the place in it) on a file that cannot be read or is not valid. */
+int mxcts_targets_load(const char *path, const struct mxcts_strv *names, json_t **out);
+
+/* Check the loaded targets (from the file `path`) against the comparison
+ * document: sets doc["targets"] to the results.  Returns how many were
+ * missed without a stated reason or could not be measured. */
+size_t mxcts_targets_check(const json_t *targets, const char *path, json_t *doc);
+
 /* The table: one line per (suite, config) with each library's median and
- * each ratio with its interval. */
+ * each ratio with its interval; then the targets' results, when the
+ * document has them. */
 void mxcts_compare_print(const json_t *doc, FILE *f);
 
-/* The same as one self-contained HTML page. */
+/* The same as one self-contained HTML page, the targets' table below. */
 int mxcts_compare_html(const json_t *doc, FILE *f);
 
 #endif /* MXCTS_COMPARE_H */

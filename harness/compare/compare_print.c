@@ -3,12 +3,12 @@
 #include "compare/compare.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-static double num(const json_t *o, const char *key) {
-  json_t *v = json_object_get(o, key);
-  return json_is_number(v) ? json_number_value(v) : NAN;
-}
+#include "common/jsonv.h"
+
+static double num(const json_t *o, const char *key) { return mxcts_json_number_or_nan(o, key); }
 
 static const char *str(const json_t *o, const char *key) {
   const char *s = json_string_value(json_object_get(o, key));
@@ -44,6 +44,60 @@ static char *ratio_text(const json_t *r) {
   return mxcts_xasprintf("%.3g [%.3g, %.3g] %s, faster in %ld/%ld", q, lo, hi, ratio_word(r), w, n);
 }
 
+/* What a target measures: "engine-dispatch/independent on libmxref",
+ * "bulking-cachedop/f0-b0 over bulking-symbolic/f0-b0 on libmxref" or
+ * "bulking-symbolic/f0-b0, mxnet over the baseline". */
+static char *target_subject(const json_t *r) {
+  const char *over = json_string_value(json_object_get(r, "over_suite"));
+  if (!strcmp(str(r, "measure"), "ratio"))
+    return mxcts_xasprintf("%s/%s, %s over the baseline", str(r, "suite"), str(r, "config"), str(r, "impl"));
+  if (over)
+    return mxcts_xasprintf("%s/%s over %s/%s on %s", str(r, "suite"), str(r, "config"), over,
+                           str(r, "over_config"), str(r, "impl"));
+  return mxcts_xasprintf("%s/%s on %s", str(r, "suite"), str(r, "config"), str(r, "impl"));
+}
+
+/* "0.354 ms, at most 0.15" or "8.53x [7.9, 9.1], at least 10" */
+static char *target_figure(const json_t *r) {
+  double v = num(r, "figure"), lo = num(r, "ci_low"), hi = num(r, "ci_high");
+  bool x = !strcmp(str(r, "unit"), "x");
+  const char *bound = !strcmp(str(r, "bound"), "at_least") ? "at least" : "at most";
+  char *ci = isfinite(lo) && isfinite(hi) ? mxcts_xasprintf(" [%.3g, %.3g]", lo, hi) : mxcts_xstrdup("");
+  char *t = isfinite(v) ? mxcts_xasprintf("%.3g%s%s, %s %g", v, x ? "x" : " ms", ci, bound, num(r, "value"))
+                        : mxcts_xasprintf("--, %s %g", bound, num(r, "value"));
+  free(ci);
+  return t;
+}
+
+/* "3 met, 2 known misses, 0 missed, 0 unmeasured" */
+static char *targets_tally(const json_t *targets) {
+  static const char *const outcomes[] = {"met", "known miss", "missed", "unmeasured"};
+  size_t count[4] = {0}, i;
+  json_t *r;
+  json_array_foreach(json_object_get(targets, "results"), i, r) {
+    for (size_t k = 0; k < 4; k++) count[k] += !strcmp(str(r, "outcome"), outcomes[k]);
+  }
+  return mxcts_xasprintf("%zu met, %zu known miss%s, %zu missed, %zu unmeasured", count[0], count[1],
+                         count[1] == 1 ? "" : "es", count[2], count[3]);
+}
+
+static void print_targets(const json_t *targets, FILE *f) {
+  if (!targets) return;
+  char *tally = targets_tally(targets);
+  fprintf(f, "\ntargets (%s): %s\n", str(targets, "file"), tally);
+  free(tally);
+  size_t i;
+  json_t *r;
+  json_array_foreach(json_object_get(targets, "results"), i, r) {
+    char *subject = target_subject(r), *figure = target_figure(r);
+    const char *reason = json_string_value(json_object_get(r, "reason"));
+    fprintf(f, "  %-11s %s: %s: %s%s%s\n", str(r, "outcome"), str(r, "id"), subject, figure,
+            reason ? "\n              " : "", reason ? reason : "");
+    free(subject);
+    free(figure);
+  }
+}
+
 void mxcts_compare_print(const json_t *doc, FILE *f) {
   json_t *impls = json_object_get(doc, "impls"), *rows = json_object_get(doc, "rows"), *row, *v;
   size_t i, k;
@@ -69,6 +123,7 @@ void mxcts_compare_print(const json_t *doc, FILE *f) {
     }
     fputc('\n', f);
   }
+  print_targets(json_object_get(doc, "targets"), f);
 }
 
 static void html_escaped(FILE *f, const char *s) {
@@ -111,6 +166,41 @@ static void html_row(FILE *f, const json_t *row) {
   fputs("</tr>\n", f);
 }
 
+/* One target's row: outcome, id and what, what it measures, figure, reason. */
+static void html_target_row(FILE *f, const json_t *r) {
+  const char *outcome = str(r, "outcome"), *what = json_string_value(json_object_get(r, "what"));
+  const char *reason = json_string_value(json_object_get(r, "reason"));
+  char *name = what ? mxcts_xasprintf("%s: %s", str(r, "id"), what) : mxcts_xstrdup(str(r, "id"));
+  char *subject = target_subject(r), *figure = target_figure(r);
+  bool met = !strcmp(outcome, "met"), known = !strcmp(outcome, "known miss");
+  fputs("<tr>", f);
+  html_cell(f, "td", outcome, met ? "faster" : known ? NULL : "slower");
+  html_cell(f, "td", name, NULL);
+  html_cell(f, "td", subject, NULL);
+  html_cell(f, "td", figure, "num");
+  html_cell(f, "td", reason ? reason : "", NULL);
+  fputs("</tr>\n", f);
+  free(name);
+  free(subject);
+  free(figure);
+}
+
+static void html_targets(const json_t *targets, FILE *f) {
+  if (!targets) return;
+  char *tally = targets_tally(targets);
+  fputs("<h2>Targets</h2>\n<p>", f);
+  html_escaped(f, str(targets, "file"));
+  fputs(": ", f);
+  html_escaped(f, tally);
+  free(tally);
+  fputs("</p>\n<table>\n<tr><th>outcome</th><th>target</th><th>measures</th><th>figure</th>"
+        "<th>reason</th></tr>\n", f);
+  size_t i;
+  json_t *r;
+  json_array_foreach(json_object_get(targets, "results"), i, r) html_target_row(f, r);
+  fputs("</table>\n", f);
+}
+
 int mxcts_compare_html(const json_t *doc, FILE *f) {
   json_t *impls = json_object_get(doc, "impls"), *v;
   size_t i;
@@ -134,6 +224,8 @@ int mxcts_compare_html(const json_t *doc, FILE *f) {
   }
   fputs("</tr>\n", f);
   json_array_foreach(json_object_get(doc, "rows"), i, v) html_row(f, v);
-  fputs("</table>\n</body></html>\n", f);
+  fputs("</table>\n", f);
+  html_targets(json_object_get(doc, "targets"), f);
+  fputs("</body></html>\n", f);
   return ferror(f) ? mxcts_set_error(MXR_ESYS, "cannot write the HTML page") : 0;
 }

@@ -3,8 +3,10 @@
 # as slow as the other (fake_probe's "fake-scale"), compared over a suite of
 # two timed configs: every round paired, the ratio 0.5 with an interval
 # below 1, the rows of the text table and the HTML page, both orders of the
-# libraries among the rounds, and crashed rounds counted, not fatal.  Uses
-# the fake probe.  Run from the top build directory (as `make check` does).
+# libraries among the rounds, and crashed rounds counted, not fatal; then
+# performance targets (--targets): each outcome (met, known miss, missed,
+# unmeasured) and the exit status it gives, bad targets files refused
+# before anything runs, and the project's bench/targets.json valid.  Uses the fake probe.  Run from the top build directory (as `make check` does).
 set -u
 srcdir=${srcdir:-.}
 mxcts=./harness/mxcts
@@ -31,7 +33,7 @@ echo "fake-scale 1" >"$tmp/fast.so"
 run() { $mxcts compare --probe "$fake" --lock-file none --seed 11 --rounds 8 "$@"; }
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..26"
 status_is 0 "compare --help" $mxcts compare --help
 status_is 2 "one library is not a comparison" run --suites "$tmp/suites" --impl "$tmp/slow.so"
 status_is 2 "two libraries of one name" run --suites "$tmp/suites" --impl "$tmp/slow.so" \
@@ -79,5 +81,69 @@ two = [r for r in rows if r["config"] == "two"][0]
 assert all(i["median"] is None and i["failed"] == 8 for i in two["impls"]), two
 assert two["ratios"][0]["ratio"] is None, two
 ' "$tmp/o2/compare.json"
-[ "$n" -eq 12 ] || echo "# ran $n tests, planned 12"
+# Targets over the same two libraries (fast: one 4 ms, two 2 ms; slow twice
+# that).
+targets_file() { # FILE TARGET-JSON...
+    f=$1; shift
+    { printf '{"mxcts_targets": 1, "targets": ['; sep=
+      for t in "$@"; do printf '%s%s' "$sep" "$t"; sep=', '; done; printf ']}\n'; } >"$f"
+}
+met1='{"id": "fast-two", "suite": "ab", "config": "two", "impl": "fast", "at_most": 2.5}'
+met2='{"id": "fast-over-slow", "suite": "ab", "config": "one", "impl": "fast", "measure": "ratio", "at_most": 0.6}'
+known='{"id": "one-over-two", "suite": "ab", "config": "one", "impl": "fast", "over": {"suite": "ab", "config": "two"}, "at_least": 3, "known_miss": "one does twice the work of two"}'
+missed='{"id": "slow-one", "suite": "ab", "config": "one", "impl": "slow", "at_most": 1}'
+unmeasured='{"id": "three", "suite": "ab", "config": "three", "impl": "slow", "at_most": 1}'
+targets_file "$tmp/t-all.json" "$met1" "$met2" "$known" "$missed" "$unmeasured"
+targets_file "$tmp/t-ok.json" "$met1" "$met2" "$known"
+runt() { run --suites "$tmp/suites" --impl "$tmp/slow.so" --impl "$tmp/fast.so" "$@"; }
+status_is 1 "a missed and an unmeasured target exit 1" runt --out "$tmp/o3" \
+    --targets "$tmp/t-all.json" --html "$tmp/o3.html"
+cp "$tmp/last.out" "$tmp/o3.txt"
+ok "each target's outcome and figure in compare.json" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["targets"]
+got = {r["id"]: (r["outcome"], r["figure"]) for r in t["results"]}
+assert got == {"fast-two": ("met", 2.0), "fast-over-slow": ("met", 0.5),
+               "one-over-two": ("known miss", 2.0), "slow-one": ("missed", 8.0),
+               "three": ("unmeasured", None)}, got
+assert t["missed"] == 2, t
+r = {r["id"]: r for r in t["results"]}
+assert r["one-over-two"]["reason"] == "one does twice the work of two", r
+assert "ab/three is not a timed config" in r["three"]["reason"], r
+assert r["fast-over-slow"]["ci_high"] < 0.6 and r["fast-over-slow"]["unit"] == "x", r
+' "$tmp/o3/compare.json"
+ok "the text names each outcome and the tally" sh -c "
+    grep -q '2 met, 1 known miss, 1 missed, 1 unmeasured' '$tmp/o3.txt' &&
+    grep -q '^  known miss  one-over-two: ab/one over ab/two on fast: 2x, at least 3' '$tmp/o3.txt' &&
+    grep -q '^  missed      slow-one: ab/one on slow: 8 ms, at most 1' '$tmp/o3.txt' &&
+    grep -q 'one does twice the work of two' '$tmp/o3.txt'"
+ok "the HTML page has the targets' table" sh -c "grep -q '<h2>Targets</h2>' '$tmp/o3.html' &&
+    grep -q 'slow-one' '$tmp/o3.html'"
+status_is 0 "met and known misses only: exit 0" runt --out "$tmp/o4" --targets "$tmp/t-ok.json"
+# Bad targets files: refused with the file and the place named, before any
+# process runs (no compare.json).
+bad() { # DESCRIPTION WANT-IN-MESSAGE FILE-CONTENT
+    printf '%s\n' "$3" >"$tmp/bad.json"
+    status_is 2 "$1" runt --out "$tmp/o5" --targets "$tmp/bad.json"
+    cp "$tmp/last.out" "$tmp/bad.out"
+    ok "  ...and says so" sh -c "grep -qF -- '$2' '$tmp/bad.out' && grep -qF 'bad.json' '$tmp/bad.out' &&
+        test ! -e '$tmp/o5/compare.json'"
+}
+bad "malformed JSON" "malformed JSON" '{"mxcts_targets": 1, "targets": [}'
+bad "a library not compared" "targets[0].impl" \
+    '{"mxcts_targets": 1, "targets": [{"id": "x", "suite": "ab", "config": "one", "impl": "medium", "at_most": 1}]}'
+bad "a ratio of the baseline" "is the baseline" \
+    '{"mxcts_targets": 1, "targets": [{"id": "x", "suite": "ab", "config": "one", "impl": "slow", "measure": "ratio", "at_most": 1}]}'
+status_is 1 "bench/targets.json loads (its rows are not in this comparison)" run --suites "$tmp/suites" \
+    --impl "$tmp/fast.so" --impl-name libmxref --impl "$tmp/slow.so" --impl-name mxnet-1.9.1 \
+    --out "$tmp/o7" --targets "$srcdir/bench/targets.json"
+ok "  ...every one of its targets unmeasured, none refused" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["targets"]
+assert len(t["results"]) >= 10 and t["missed"] == len(t["results"]), t["missed"]
+assert {r["outcome"] for r in t["results"]} == {"unmeasured"}, t
+' "$tmp/o7/compare.json"
+status_is 2 "'run' does not take --targets" $mxcts run --probe "$fake" --lock-file none \
+    --suites "$tmp/suites" --impl "$tmp/fast.so" --out "$tmp/o6" --targets "$tmp/t-ok.json"
+[ "$n" -eq 26 ] || echo "# ran $n tests, planned 26"
 exit 0
