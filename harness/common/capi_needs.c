@@ -28,7 +28,8 @@ static const char *const numerics[] = {BASE, NDARRAY, AUTOGRAD, "NNGetOpHandle",
                                        "MXListAllOpNames", "MXNDArrayGetShapeEx|MXNDArrayGetShape", NULL};
 static const char *const autostart[] = {BASE, NDARRAY, SYMBOL, EXECUTOR, NULL};
 static const char *const knobs[] = {BASE, NDARRAY, SYMBOL, EXECUTOR, AUTOGRAD, PROFILER, "MXImperativeInvokeEx",
-                                    "MXEngineSetBulkSize", NULL};
+                                    "MXEngineSetBulkSize", "MXCreateCachedOpEx", "MXInvokeCachedOpEx",
+                                    "MXFreeCachedOp", NULL};
 static const char *const gpu_count[] = {BASE, "MXGetGPUCount", NULL};
 /* MXNDArrayLoad is optional: without it the probe reads the .params file */
 static const char *const network[] = {BASE, NDARRAY, EXECUTOR, "MXSymbolCreateFromJSON", "MXSymbolFree",

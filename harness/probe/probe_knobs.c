@@ -8,6 +8,11 @@
  *   array of x that starts at 5: 'write' (1) leaves w, 'add' (3) 5 + 2w,
  *   'null' (0) leaves 5.  w is marked 'write' so that a gradient is always
  *   asked for.
+ * - a cached op's outputs are the caller's: two calls on different inputs
+ *   through flip, flip, 2x2 max pool, flip, flip of an 8x8 image, both
+ *   outputs kept; the first reads the same after the second call.  (The
+ *   pooled values are smaller than the flips', so a memory plan may place
+ *   them inside the flips' arrays, which the next call writes.)
  * - profiler modes (--param profile=symbolic|imperative|autostart): which of
  *   an executor's op and an imperative op the trace records.
  */
@@ -142,6 +147,102 @@ static int check_grad_reqs(struct probe *p) {
   return rc ? -1 : 0;
 }
 
+/* ------------------------------------------------ cached-op outputs */
+
+enum { SIDE = 8, POOLED = (SIDE / 2) * (SIDE / 2) };
+
+/* One more node: op(in) with the given parameters, named `name`. */
+static int compose1(struct probe *p, const char *op_name, const char *name, int nparams, const char **keys,
+                    const char **vals, SymbolHandle in, SymbolHandle *out) {
+  OpHandle op;
+  PROBE_CALL(p, NNGetOpHandle, op_name, &op);
+  PROBE_CALL(p, MXSymbolCreateAtomicSymbol, op, (uint32_t)nparams, keys, vals, out);
+  PROBE_CALL(p, MXSymbolCompose, *out, name, 1, NULL, &in);
+  return 0;
+}
+
+/* flip(axis 3), flip(3), max pool 2x2 stride 2, flip(2), flip(2) of x. */
+static int pool_chain_symbol(struct probe *p, SymbolHandle *out) {
+  const char *axis[] = {"axis"}, *three[] = {"3"}, *two[] = {"2"};
+  const char *pk[] = {"kernel", "stride", "pool_type"}, *pv[] = {"(2, 2)", "(2, 2)", "max"};
+  static const char *const names[] = {"f1", "f2", "pool", "f3", "f4"};
+  SymbolHandle s;
+  PROBE_CALL(p, MXSymbolCreateVariable, "x", &s);
+  for (int i = 0; i < 5; i++) {
+    SymbolHandle next;
+    int rc = i == 2 ? compose1(p, "Pooling", names[i], 3, pk, pv, s, &next)
+                    : compose1(p, "flip", names[i], 1, axis, i < 2 ? three : two, s, &next);
+    p->api.MXSymbolFree(s);
+    if (rc) return -1;
+    s = next;
+  }
+  *out = s;
+  return 0;
+}
+
+static int new_image(struct probe *p, float offset, NDArrayHandle *out) {
+  const uint32_t shape[] = {1, 1, SIDE, SIDE};
+  float x[SIDE * SIDE];
+  for (int i = 0; i < SIDE * SIDE; i++) x[i] = (float)((i * 37) % 64) + offset;
+  PROBE_CALL(p, MXNDArrayCreateEx, shape, 4, p->dev_type, 0, 0, 0, out);
+  PROBE_CALL(p, MXNDArraySyncCopyFromCPU, *out, x, SIDE * SIDE);
+  return 0;
+}
+
+/* Invoke the cached op on x; *y is its output, held by the caller. */
+static int invoke_kept(struct probe *p, CachedOpHandle cop, NDArrayHandle x, NDArrayHandle *y, float *values) {
+  int nout = 0;
+  NDArrayHandle *outs = NULL;
+  const int *stypes;
+  PROBE_CALL(p, MXInvokeCachedOpEx, cop, 1, &x, &nout, &outs, &stypes);
+  *y = outs[0];
+  PROBE_CALL(p, MXNDArraySyncCopyToCPU, *y, values, POOLED);
+  return 0;
+}
+
+/* The first output read again after the second call (`again`) must hold
+ * what it held before it (`first`); the two calls' outputs differ. */
+static void report_kept(struct probe *p, const float *first, const float *second, const float *again) {
+  for (int i = 0; i < POOLED; i++)
+    if (again[i] != first[i]) {
+      mxcts__probe_add_check(p, "cachedop_kept_outputs", false,
+                             "the first call's output changed under the second call: element %d was %g, "
+                             "now %g", i, first[i], again[i]);
+      return;
+    }
+  mxcts__probe_add_check(p, "cachedop_kept_outputs", first[0] != second[0],
+                         "the first call's output kept its values through a second call on another "
+                         "input (element 0: %g; the second output's: %g)", first[0], second[0]);
+}
+
+static int run_kept_outputs(struct probe *p, CachedOpHandle cop) {
+  NDArrayHandle x[2] = {NULL, NULL}, y[2] = {NULL, NULL};
+  float first[POOLED], second[POOLED], again[POOLED];
+  int rc = new_image(p, 0, &x[0]) || new_image(p, -100, &x[1]);
+  if (!rc) rc = invoke_kept(p, cop, x[0], &y[0], first) || invoke_kept(p, cop, x[1], &y[1], second);
+  if (!rc && p->api.MXNDArraySyncCopyToCPU(y[0], again, POOLED)) rc = mxcts__probe_fail(p, "MXNDArraySyncCopyToCPU");
+  if (!rc) report_kept(p, first, second, again);
+  for (int i = 0; i < 2; i++) {
+    if (y[i]) p->api.MXNDArrayFree(y[i]);
+    if (x[i]) p->api.MXNDArrayFree(x[i]);
+  }
+  return rc;
+}
+
+static int check_cachedop_kept_outputs(struct probe *p) {
+  const char *keys[] = {"static_alloc", "static_shape"}, *vals[] = {"true", "true"};
+  SymbolHandle sym = NULL;
+  CachedOpHandle cop;
+  if (pool_chain_symbol(p, &sym)) return -1;
+  int rc = p->api.MXCreateCachedOpEx(sym, 2, keys, vals, &cop) ? mxcts__probe_fail(p, "MXCreateCachedOpEx") : 0;
+  if (!rc) {
+    rc = run_kept_outputs(p, cop);
+    p->api.MXFreeCachedOp(cop);
+  }
+  p->api.MXSymbolFree(sym);
+  return rc;
+}
+
 /* --------------------------------------------------------- profiler */
 
 /* An executor forward of x*w (a symbolic op) and an imperative x + 1. */
@@ -220,6 +321,6 @@ static int check_profiler_mode(struct probe *p, const char *mode) {
 int mxcts__probe_knobs(struct probe *p) {
   const char *mode = mxcts__probe_param_str(p, "profile", "none");
   if (strcmp(mode, "none") != 0) return check_profiler_mode(p, mode);
-  if (check_bulk_size_previous(p)) return -1;
+  if (check_bulk_size_previous(p) || check_cachedop_kept_outputs(p)) return -1;
   return check_grad_reqs(p);
 }

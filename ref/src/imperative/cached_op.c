@@ -181,7 +181,7 @@ static int plan(mxr_cached_op *c, struct cop_state *st, bool recording, mxr_ndar
     o.max_node_train_bwd = c->backward_bulk_size;
     o.plain_segment_names = true;
     o.plain_head_grads = true; /* MXNet's cached op has no head-gradient identity */
-    o.own_outputs = true;      /* each call's outputs are new arrays */
+    o.own_outputs = !MXR_MUTANT("cachedop-outputs-shared"); /* each call's outputs are new arrays */
     rc = mxr_executor_bind(c->sym, mxr_ndarray_context(in[0]), na, args, grads, req, nx, aux, &o,
                            &st->exec);
   }
