@@ -48,11 +48,20 @@ static void register_error(mxr_engine *eng, struct eng_error *e) {
   mxr_mutex_unlock(&eng->errors_mu);
 }
 
+/* "NAME: <this thread's last error>", or the error alone when it already
+ * starts with "NAME:" (a kernel that names its op). */
+static void op_error_text(const char *name, char *msg, size_t size) {
+  const char *last = mxr_last_error();
+  size_t n = strlen(name);
+  if (strncmp(last, name, n) == 0 && last[n] == ':') snprintf(msg, size, "%s", last);
+  else snprintf(msg, size, "%s: %s", name, last);
+}
+
 /* The op failed with `status`; the message is this thread's last error. */
 static void raise_op_error(struct opr *op, int status) {
   if (status >= 0) status = MXR_EOP; /* a positive return still means failure */
   char msg[MXR_ERROR_MAX];
-  snprintf(msg, sizeof msg, "%s: %s", op->name, mxr_last_error());
+  op_error_text(op->name, msg, sizeof msg);
   struct eng_error *e = mxr__error_new(status, msg);
   if (!e) return;
   mxr__error_release(op->err);
@@ -708,7 +717,7 @@ static int naive_push(mxr_engine *eng, const struct mxr_push *r) {
   if (hooked && eng->hooks.op_end) eng->hooks.op_end(eng->hooks.user, &ev, cookie);
   if (st) {
     char msg[MXR_ERROR_MAX];
-    snprintf(msg, sizeof msg, "%s: %s", name, mxr_last_error());
+    op_error_text(name, msg, sizeof msg);
     st = mxr_set_error(st > 0 ? MXR_EOP : st, "%s", msg);
   }
   if (r->param_free) r->param_free(r->param);

@@ -82,6 +82,7 @@ OP_TESTS = \
 	ref/tests/test_ops_reduce \
 	ref/tests/test_ops_dot \
 	ref/tests/test_blas_load \
+	ref/tests/test_blas_missing \
 	ref/tests/test_ops_reshape \
 	ref/tests/test_ops_transpose \
 	ref/tests/test_ops_concat \
@@ -112,6 +113,11 @@ ref_tests_test_ops_reduce_LDADD = $(OP_TEST_LIBS)
 ref_tests_test_blas_load_SOURCES = ref/tests/test_blas_load.c
 ref_tests_test_blas_load_CFLAGS = $(TEST_CFLAGS) $(OPENBLAS_CFLAGS)
 ref_tests_test_blas_load_LDADD = $(TEST_LIBS)
+# It defines dlopen and dlerror, which libmxref's calls then reach: a host
+# without OpenBLAS.
+ref_tests_test_blas_missing_SOURCES = ref/tests/test_blas_missing.c
+ref_tests_test_blas_missing_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_blas_missing_LDADD = $(TEST_LIBS)
 ref_tests_test_ops_dot_SOURCES = ref/tests/test_ops_dot.c
 ref_tests_test_ops_dot_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_ops_dot_LDADD = $(OP_TEST_LIBS)
