@@ -8,38 +8,21 @@
 #include <string.h>
 
 #include "check_tap.h"
-#include "mxref/error.h"
-#include "mxref/imperative.h"
-#include "mxref/ndarray.h"
-#include "mxref/op.h"
+#include "invoke_util.h"
 #include "op/blas.h"
 
-static mxr_ndarray *vector(const float *data, int64_t len) {
-  mxr_engine *eng;
-  mxr_ndarray *a;
-  ck_assert_int_eq(mxr_engine_default(&eng), 0);
-  ck_assert_int_eq(mxr_ndarray_create(eng, &len, 1, mxr_cpu(0), MXR_FLOAT32, 0, &a), 0);
-  ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(a, data, (size_t)len), 0);
-  return a;
-}
-
+/* The op's output; the call must succeed. */
 static mxr_ndarray *invoke(const char *name, const char *key, const char *value, int nin,
                            mxr_ndarray **in) {
-  const mxr_op *op;
-  mxr_op_params *p;
-  mxr_ndarray *out = NULL;
-  int n = 0; /* the call creates the output */
-  ck_assert_int_eq(mxr_op_find(name, &op), 0);
-  ck_assert_msg(mxr_op_params_parse(op, key ? 1 : 0, &key, &value, &p) == 0, "%s", mxr_last_error());
-  ck_assert_msg(mxr_imperative_invoke(op, p, nin, in, &n, &out) == 0, "%s", mxr_last_error());
-  mxr_op_params_free(p);
+  mxr_ndarray *out;
+  ck_assert_msg(tu_invoke(name, key, value, nin, in, &out) == 0, "%s", mxr_last_error());
   return out;
 }
 
 START_TEST(test_openblas_is_loaded_by_the_first_dot) {
   const float x[4] = {1, 2, 3, 4}, y[4] = {5, 6, 7, 8};
   ck_assert_msg(!mxr__blas_loaded(), "OpenBLAS is mapped before any op ran");
-  mxr_ndarray *in[2] = {vector(x, 4), vector(y, 4)};
+  mxr_ndarray *in[2] = {tu_vector(x, 4), tu_vector(y, 4)};
   mxr_ndarray *flipped = invoke("flip", "axis", "0", 1, in); /* needs no BLAS */
   float got[4];
   ck_assert_int_eq(mxr_ndarray_sync_copy_to_cpu(flipped, got, 4), 0);

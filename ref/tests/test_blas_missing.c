@@ -13,10 +13,7 @@
 #include <string.h>
 
 #include "check_tap.h"
-#include "mxref/error.h"
-#include "mxref/imperative.h"
-#include "mxref/ndarray.h"
-#include "mxref/op.h"
+#include "invoke_util.h"
 #include "op/blas.h"
 
 #define NO_BLAS "no OpenBLAS on this test's host"
@@ -43,34 +40,11 @@ char *dlerror(void) {
   return real();
 }
 
-static mxr_ndarray *vector(const float *data, int64_t len) {
-  mxr_engine *eng;
-  mxr_ndarray *a;
-  ck_assert_int_eq(mxr_engine_default(&eng), 0);
-  ck_assert_int_eq(mxr_ndarray_create(eng, &len, 1, mxr_cpu(0), MXR_FLOAT32, 0, &a), 0);
-  ck_assert_int_eq(mxr_ndarray_sync_copy_from_cpu(a, data, (size_t)len), 0);
-  return a;
-}
-
-/* Invoke op on `in`; 0 or the status, with its output (if any) in *out. */
-static int invoke(const char *name, const char *key, const char *value, int nin, mxr_ndarray **in,
-                  mxr_ndarray **out) {
-  const mxr_op *op;
-  mxr_op_params *p;
-  int n = 0; /* the call creates the output */
-  *out = NULL;
-  ck_assert_int_eq(mxr_op_find(name, &op), 0);
-  ck_assert_msg(mxr_op_params_parse(op, key ? 1 : 0, &key, &value, &p) == 0, "%s", mxr_last_error());
-  int rc = mxr_imperative_invoke(op, p, nin, in, &n, out);
-  mxr_op_params_free(p);
-  return rc;
-}
-
 START_TEST(test_an_op_needing_blas_names_what_was_tried) {
   const float x[4] = {1, 2, 3, 4}, y[4] = {5, 6, 7, 8};
-  mxr_ndarray *in[2] = {vector(x, 4), vector(y, 4)}, *d, *flipped;
+  mxr_ndarray *in[2] = {tu_vector(x, 4), tu_vector(y, 4)}, *d, *flipped;
   /* the error comes from the call or, once the kernel ran, from the read */
-  int rc = invoke("dot", NULL, NULL, 2, in, &d);
+  int rc = tu_invoke("dot", NULL, NULL, 2, in, &d);
   float v;
   if (rc == 0) rc = mxr_ndarray_sync_copy_to_cpu(d, &v, 1);
   ck_assert_int_ne(rc, 0);
@@ -80,7 +54,7 @@ START_TEST(test_an_op_needing_blas_names_what_was_tried) {
                 "message: %s", msg);
   ck_assert_ptr_null(mxr__blas("test"));
   ck_assert(!mxr__blas_loaded());
-  ck_assert_int_eq(invoke("flip", "axis", "0", 1, in, &flipped), 0); /* needs no BLAS */
+  ck_assert_int_eq(tu_invoke("flip", "axis", "0", 1, in, &flipped), 0); /* needs no BLAS */
   float got[4];
   ck_assert_int_eq(mxr_ndarray_sync_copy_to_cpu(flipped, got, 4), 0);
   ck_assert(got[0] == 4 && got[3] == 1);
