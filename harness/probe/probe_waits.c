@@ -3,9 +3,10 @@
  * timing threshold (docs/probe-protocol.md):
  *
  * - waits: MXNDArrayWaitToRead and MXNDArrayWaitToWrite return only after
- *   the ops they wait for have finished.  Each pushed op spins on a counter
- *   for a while and then records its completion; the pusher reads that
- *   record right after the wait returns.
+ *   the ops they wait for have finished: one or two writes before a
+ *   WaitToRead, a read and a write in either order before a WaitToWrite.
+ *   Each pushed op spins on a counter for a while and then records its
+ *   completion; the pusher reads that record right after the wait returns.
  * - overlap: two independent ops (different vars) run at once.  Each op
  *   announces its start and then waits until the other has started too (a
  *   rendezvous), so on an engine that runs them concurrently both always
@@ -50,11 +51,13 @@ static int push_spin(struct probe *p, struct spin_op *op, NDArrayHandle a, bool 
 
 static bool ended(struct spin_op *op) { return atomic_load_explicit(&op->done, memory_order_acquire) == 1; }
 
-/* `iters` times: two writes of `a` (WaitToRead) or a read and a write of `a`
- * (WaitToWrite, which waits for both), the read first in even iterations
- * and last in odd ones (a WaitToWrite that waits only for writes returns
- * while a read pushed after the write still runs); after the wait both
- * must have ended.
+/* `iters` times: writes of `a` (WaitToRead), two in even iterations and
+ * one in odd ones (a wait that looks only at queued ops returns while a
+ * lone running write has nothing queued behind it), or a read and a write
+ * of `a` (WaitToWrite, which waits for both), the read first in even
+ * iterations and last in odd ones (a WaitToWrite that waits only for writes
+ * returns while a read pushed after the write still runs); after the wait
+ * every op pushed must have ended.
  * *early counts the waits that returned before an op had ended.  `ops`
  * holds 2 x iters ops, one pair per wait, so that an op a broken wait did
  * not wait for still has its own record. */
@@ -63,8 +66,10 @@ static int waits_after(struct probe *p, NDArrayHandle a, bool to_write, struct s
   *early = 0;
   for (int i = 0; i < iters; i++) {
     struct spin_op *pair = &ops[2 * i];
-    bool read_last = to_write && i % 2 == 1;
-    if (push_spin(p, &pair[0], a, !to_write || read_last) || push_spin(p, &pair[1], a, !read_last))
+    bool read_last = to_write && i % 2 == 1, lone_write = !to_write && i % 2 == 1;
+    if (lone_write) atomic_store_explicit(&pair[1].done, 1, memory_order_relaxed); /* not pushed */
+    if (push_spin(p, &pair[0], a, !to_write || read_last) ||
+        (!lone_write && push_spin(p, &pair[1], a, !read_last)))
       return -1;
     if (to_write)
       PROBE_CALL(p, MXNDArrayWaitToWrite, a);
@@ -95,7 +100,7 @@ int mxcts__probe_check_waits(struct probe *p, NDArrayHandle a) {
   }
   if (count_early_waits(p, a, false, iters, spins, &early)) return -1;
   mxcts__probe_add_check(p, "wait_to_read_waits_for_writes", early == 0,
-                         "%d of %d MXNDArrayWaitToRead calls returned before the two writes they wait for "
+                         "%d of %d MXNDArrayWaitToRead calls returned before the writes they wait for "
                          "had finished", early, iters);
   if (!p->api.MXNDArrayWaitToWrite) {
     mxcts__probe_add_check(p, "wait_to_write_waits_for_reads_and_writes", false,
