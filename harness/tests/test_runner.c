@@ -89,7 +89,7 @@ END_TEST
 
 /* One config per way a process can end badly, one assertion each. */
 static const char bad_suite[] =
-    "{\"format\": 1, \"name\": \"bad\", \"workload\": \"fake\", \"rounds\": 2, \"timeout\": 0.5,"
+    "{\"format\": 1, \"name\": \"bad\", \"workload\": \"fake\", \"rounds\": 2, \"timeout\": 1,"
     " \"configs\": ["
     "  {\"id\": \"ok\", \"env\": {}},"
     "  {\"id\": \"crash\", \"env\": {\"FAKE_MODE\": \"crash\"}},"
@@ -142,7 +142,7 @@ END_TEST
 /* A config that hangs costs one deadline, not one per round: its later
  * rounds are skipped and carry the timeout; --keep-going runs them all. */
 static const char hung_suite[] =
-    "{\"format\": 1, \"name\": \"hung\", \"workload\": \"fake\", \"rounds\": 5, \"timeout\": 0.3,"
+    "{\"format\": 1, \"name\": \"hung\", \"workload\": \"fake\", \"rounds\": 5, \"timeout\": 1,"
     " \"configs\": [{\"id\": \"hang\", \"env\": {\"FAKE_MODE\": \"hang\"}}, {\"id\": \"ok\"}],"
     " \"assertions\": [{\"id\": \"hang\", \"type\": \"checks\", \"configs\": [\"hang\"]},"
     "  {\"id\": \"ok\", \"type\": \"checks\", \"configs\": [\"ok\"]}]}";
@@ -564,7 +564,7 @@ END_TEST
  * existence said, unless an exit-crash line tolerates it; then the results
  * are judged.  Either way every round runs (the config works). */
 static const char late_suite[] =
-    "{\"format\": 1, \"name\": \"late\", \"workload\": \"fake\", \"rounds\": 3, \"timeout\": 0.5,"
+    "{\"format\": 1, \"name\": \"late\", \"workload\": \"fake\", \"rounds\": 3, \"timeout\": 1,"
     " \"configs\": ["
     "  {\"id\": \"crash\", \"env\": {\"FAKE_AT_EXIT\": \"crash\"}},"
     "  {\"id\": \"hang\", \"env\": {\"FAKE_AT_EXIT\": \"hang\"}},"

@@ -306,6 +306,7 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("stats");
   TCase *tc = tcase_create("stats");
+  tcase_set_timeout(tc, 60); /* the simulations, under sanitizers on a busy machine */
   tcase_add_test(tc, test_exact_tails);
   tcase_add_test(tc, test_edges);
   tcase_add_test(tc, test_sprt_steps_and_bounds);
