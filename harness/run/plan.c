@@ -205,7 +205,8 @@ static void add_suite_profiles(struct mxcts_plan *p, size_t si) {
 static void add_suite_rounds(struct mxcts_plan *p, size_t si) {
   const struct mxcts_suite *s = &p->suites[si];
   bool *use = mxcts_xcalloc(s->nconfigs, sizeof *use);
-  for (size_t c = 0; c < s->nconfigs; c++) use[c] = mxcts_suite_config_needs_rounds(s, c);
+  for (size_t c = 0; c < s->nconfigs; c++)
+    use[c] = (p->opt.time_every_config && s->timed) || mxcts_suite_config_needs_rounds(s, c);
   add_rounds(p, si, use, 1, s->rounds);
   free(use);
 }

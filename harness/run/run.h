@@ -263,6 +263,8 @@ struct mxcts_options {
                               name looked up on PATH at planning */
   char *python_dir;        /* where the suites' Python probe scripts are */
   bool keep_going;         /* --keep-going: run every round after a crash or timeout */
+  bool time_every_config;  /* rounds for every config of a timed suite, not only those
+                              an ordering reads (mxcts compare; not kept in plan.json) */
 };
 void mxcts_options_free(struct mxcts_options *o);
 /* Default lock file: ${TMPDIR:-/tmp}/mxcts-<uid>.lock (caller frees). */

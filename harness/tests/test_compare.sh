@@ -23,8 +23,10 @@ mkdir -p "$tmp/suites" "$tmp/crash"
 cat >"$tmp/suites/ab.json" <<'JSON'
 {"format": 1, "name": "ab", "workload": "fake", "rounds": 8, "timeout": 10,
  "configs": [{"id": "one", "env": {"FAKE_ID": "1", "FAKE_MS": "4"}},
-             {"id": "two", "env": {"FAKE_ID": "2", "FAKE_MS": "2"}}],
- "assertions": [{"id": "order", "type": "ordering", "slower": ["one"], "faster": ["two"]}]}
+             {"id": "two", "env": {"FAKE_ID": "2", "FAKE_MS": "2"}},
+             {"id": "three", "env": {"FAKE_ID": "3", "FAKE_MS": "1"}}],
+ "assertions": [{"id": "order", "type": "ordering", "slower": ["one"], "faster": ["two"]},
+                {"id": "runs", "type": "checks", "configs": ["three"]}]}
 JSON
 sed -e 's/"FAKE_ID": "2",/"FAKE_ID": "2", "FAKE_MODE": "crash",/' -e 's/"ab"/"crash"/' \
     "$tmp/suites/ab.json" >"$tmp/crash/crash.json"
@@ -49,7 +51,7 @@ ok "every round paired; ratio 0.5, its interval below 1, faster in 8 of 8" pytho
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert [i["name"] for i in d["impls"]] == ["slow", "fast"], d["impls"]
-assert [(r["suite"], r["config"]) for r in d["rows"]] == [("ab", "one"), ("ab", "two")], d["rows"]
+assert [(r["suite"], r["config"]) for r in d["rows"]] == [("ab", "one"), ("ab", "two"), ("ab", "three")], d["rows"]
 for r in d["rows"]:
     a, b = r["impls"]
     assert a["rounds"] == b["rounds"] == 8 and a["failed"] == b["failed"] == 0, r
@@ -59,8 +61,8 @@ for r in d["rows"]:
     assert abs(q["ratio"] - 0.5) < 1e-9 and q["ci_high"] < 1, q
     assert q["faster_rounds"] == q["paired_rounds"] == 8, q
 ' "$tmp/o1/compare.json"
-ok "the table has a row per config, each saying faster" sh -c "
-    test \"\$(grep -c '^ab/\(one\|two\) .* faster, faster in 8/8' '$tmp/o1.txt')\" -eq 2"
+ok "the table has a row per config (one no ordering reads too), each saying faster" sh -c "
+    test \"\$(grep -c '^ab/\(one\|two\|three\) .* faster, faster in 8/8' '$tmp/o1.txt')\" -eq 3"
 ok "the HTML page has the table" sh -c "grep -q '<table>' '$tmp/o1.html' && grep -q 'ab/one' '$tmp/o1.html'"
 ok "the libraries take turns going first" python3 -c '
 import glob, json, os, sys
@@ -92,7 +94,7 @@ met1='{"id": "fast-two", "suite": "ab", "config": "two", "impl": "fast", "at_mos
 met2='{"id": "fast-over-slow", "suite": "ab", "config": "one", "impl": "fast", "measure": "ratio", "at_most": 0.6}'
 known='{"id": "one-over-two", "suite": "ab", "config": "one", "impl": "fast", "over": {"suite": "ab", "config": "two"}, "at_least": 3, "known_miss": "one does twice the work of two"}'
 missed='{"id": "slow-one", "suite": "ab", "config": "one", "impl": "slow", "at_most": 1}'
-unmeasured='{"id": "three", "suite": "ab", "config": "three", "impl": "slow", "at_most": 1}'
+unmeasured='{"id": "four", "suite": "ab", "config": "four", "impl": "slow", "at_most": 1}'
 targets_file "$tmp/t-all.json" "$met1" "$met2" "$known" "$missed" "$unmeasured"
 targets_file "$tmp/t-ok.json" "$met1" "$met2" "$known"
 runt() { run --suites "$tmp/suites" --impl "$tmp/slow.so" --impl "$tmp/fast.so" "$@"; }
@@ -105,11 +107,11 @@ t = json.load(open(sys.argv[1]))["targets"]
 got = {r["id"]: (r["outcome"], r["figure"]) for r in t["results"]}
 assert got == {"fast-two": ("met", 2.0), "fast-over-slow": ("met", 0.5),
                "one-over-two": ("known miss", 2.0), "slow-one": ("missed", 8.0),
-               "three": ("unmeasured", None)}, got
+               "four": ("unmeasured", None)}, got
 assert t["missed"] == 2, t
 r = {r["id"]: r for r in t["results"]}
 assert r["one-over-two"]["reason"] == "one does twice the work of two", r
-assert "ab/three is not a timed config" in r["three"]["reason"], r
+assert "ab/four is not a timed config" in r["four"]["reason"], r
 assert r["fast-over-slow"]["ci_high"] < 0.6 and r["fast-over-slow"]["unit"] == "x", r
 ' "$tmp/o3/compare.json"
 ok "the text names each outcome and the tally" sh -c "
