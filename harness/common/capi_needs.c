@@ -1,54 +1,25 @@
-/* The C API functions each probe workload calls (common/capi_needs.h).
- * Kept beside the probe's code by hand: a workload that starts calling a
- * function must list it here, or a library lacking it would crash or fail
- * the workload instead of being judged unsupported. */
+/* The C API functions each probe workload calls (common/capi_needs.h),
+ * from the workload list of common/workloads.h. */
 #include "common/capi_needs.h"
+#include "common/workloads.h"
 
 #include <string.h>
 
-#define BASE "MXGetLastError", "MXRandomSeed", "MXNotifyShutdown"
-#define NDARRAY                                                                             \
-  "MXNDArrayCreateEx", "MXNDArrayFree", "MXNDArraySyncCopyFromCPU", "MXNDArraySyncCopyToCPU", \
-      "MXNDArrayWaitToRead", "MXNDArrayWaitAll"
-#define SYMBOL "NNGetOpHandle", "MXSymbolCreateVariable", "MXSymbolCreateAtomicSymbol", "MXSymbolCompose", "MXSymbolFree"
-#define EXECUTOR "MXExecutorBindEX", "MXExecutorForward", "MXExecutorBackwardEx", "MXExecutorOutputs", "MXExecutorFree"
-#define AUTOGRAD \
-  "MXAutogradSetIsRecording", "MXAutogradSetIsTraining", "MXAutogradMarkVariables", "MXAutogradBackwardEx"
-#define PROFILER "MXSetProfilerConfig", "MXSetProfilerState", "MXDumpProfile"
-
-static const char *const symbolic[] = {BASE, NDARRAY, SYMBOL, EXECUTOR, PROFILER, NULL};
-static const char *const cachedop[] = {BASE, NDARRAY, SYMBOL, AUTOGRAD, "MXCreateCachedOpEx",
-                                       "MXInvokeCachedOpEx", "MXFreeCachedOp", NULL};
-static const char *const imperative[] = {BASE, NDARRAY, "NNGetOpHandle", "MXImperativeInvokeEx",
-                                         "MXEngineSetBulkSize", NULL};
-static const char *const engine[] = {BASE, NDARRAY, "MXEnginePushSyncND", NULL};
-static const char *const dispatch[] = {BASE, NDARRAY, "MXEnginePushSyncND", "MXEngineSetBulkSize", NULL};
-static const char *const async_dot[] = {BASE, NDARRAY, "NNGetOpHandle", "MXImperativeInvokeEx", NULL};
-static const char *const numerics[] = {BASE, NDARRAY, AUTOGRAD, "NNGetOpHandle", "MXImperativeInvokeEx",
-                                       "MXListAllOpNames", "MXNDArrayGetShapeEx|MXNDArrayGetShape", NULL};
-static const char *const autostart[] = {BASE, NDARRAY, SYMBOL, EXECUTOR, NULL};
-static const char *const knobs[] = {BASE, NDARRAY, SYMBOL, EXECUTOR, AUTOGRAD, PROFILER, "MXImperativeInvokeEx",
-                                    "MXEngineSetBulkSize", "MXCreateCachedOpEx", "MXInvokeCachedOpEx",
-                                    "MXFreeCachedOp", NULL};
-static const char *const gpu_count[] = {BASE, "MXGetGPUCount", NULL};
-/* MXNDArrayLoad is optional: without it the probe reads the .params file */
-static const char *const network[] = {BASE, NDARRAY, EXECUTOR, "MXSymbolCreateFromJSON", "MXSymbolFree",
-                                      "MXSymbolListArguments", "MXSymbolListAuxiliaryStates",
-                                      "MXNDArrayGetShapeEx|MXNDArrayGetShape", NULL};
 /* the pass markers: a var-less op through either push call */
-static const char *const profile[] = {PROFILER, "MXNDArrayWaitAll", "MXEnginePushSyncND|MXEnginePushSync", NULL};
+static const char *const profile[] = {MXCTS_NEEDS_PROFILER, "MXNDArrayWaitAll",
+                                      "MXEnginePushSyncND|MXEnginePushSync", NULL};
+
+#define NEEDS_ARRAY(name, fn, ...) static const char *const needs_##name[] = {__VA_ARGS__, NULL};
+MXCTS_WORKLOADS(NEEDS_ARRAY)
+#undef NEEDS_ARRAY
 
 static const struct {
   const char *name;
   const char *const *needs;
 } table[] = {
-    {"symbolic_flip_chain", symbolic}, {"inference_flip_chain", symbolic},
-    {"cachedop_flip_chain", cachedop}, {"imperative_flips", imperative},
-    {"engine_random", engine},         {"engine_dispatch", dispatch},
-    {"async_dot", async_dot},
-    {"numerics", numerics},            {"parity", numerics},
-    {"profiler_autostart", autostart}, {"knobs", knobs},
-    {"gpu_count", gpu_count},          {"network_inference", network},
+#define NEEDS_ROW(name, fn, ...) {#name, needs_##name},
+    MXCTS_WORKLOADS(NEEDS_ROW)
+#undef NEEDS_ROW
 };
 
 const char *const *mxcts_workload_needs(const char *name) {

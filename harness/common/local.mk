@@ -7,7 +7,8 @@
 noinst_LTLIBRARIES += harness/common/libmxcts_common.la harness/common/libmxcts_json.la
 harness_common_libmxcts_common_la_SOURCES = \
 	harness/common/common.h harness/common/common.c harness/common/stats.c \
-	harness/common/sprt.c harness/common/capi_needs.h harness/common/capi_needs.c
+	harness/common/sprt.c harness/common/capi_needs.h harness/common/capi_needs.c \
+	harness/common/workloads.h
 harness_common_libmxcts_common_la_CPPFLAGS = $(HARNESS_CPPFLAGS)
 harness_common_libmxcts_common_la_LIBADD = -lm
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/capi_needs.h"
+#include "common/workloads.h"
 #include "probe/probe.h"
 #include "probe/probe_internal.h"
 
@@ -335,19 +336,9 @@ struct workload {
 };
 
 static const struct workload workloads[] = {
-    {"symbolic_flip_chain", mxcts__probe_symbolic_flip_chain},
-    {"cachedop_flip_chain", mxcts__probe_cachedop_flip_chain},
-    {"imperative_flips", mxcts__probe_imperative_flips},
-    {"inference_flip_chain", mxcts__probe_inference_flip_chain},
-    {"engine_random", mxcts__probe_engine_random},
-    {"engine_dispatch", mxcts__probe_engine_dispatch},
-    {"async_dot", mxcts__probe_async_dot},
-    {"numerics", mxcts__probe_numerics},
-    {"parity", mxcts__probe_parity},
-    {"profiler_autostart", mxcts__probe_profiler_autostart},
-    {"knobs", mxcts__probe_knobs},
-    {"network_inference", mxcts__probe_network_inference},
-    {"gpu_count", gpu_count},
+#define WORKLOAD_ROW(name, fn, ...) {#name, fn},
+    MXCTS_WORKLOADS(WORKLOAD_ROW)
+#undef WORKLOAD_ROW
 };
 #define NUM_WORKLOADS ((int)(sizeof workloads / sizeof workloads[0]))
 
