@@ -22,17 +22,6 @@
 
 #include "oracle/oracle_internal.h"
 
-#define PREP(fn) static int fn(struct mxcts_oracle_call *c, struct mxcts_oracle_error *err)
-#define FWD(fn)                                                                          \
-  static void fn(const struct mxcts_oracle_call *c, const double *const *in,            \
-                 const double *const *aux, double *const *out, double *const *aux_out, \
-                 double *const *mutated)
-#define FWD_UNUSED ((void)c, (void)in, (void)aux, (void)out, (void)aux_out, (void)mutated)
-#define FAIL(code, ...) mxcts__oracle_fail(err, code, c->op, __VA_ARGS__)
-#define NOF(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-typedef struct mxcts_oracle_shape shape_t;
-
 /* Spatial sizes padded in front to three axes (kernel 1, stride 1, pad 0,
  * dilate 1 on the missing ones). */
 struct geom {
@@ -324,11 +313,7 @@ FWD(fwd_pool) {
 
 /* ------------------------------------------------------------ the table */
 
-static const struct mxcts_oracle_opdef op_conv = {
-    .name = "Convolution", .aliases = {"_npx_convolution", NULL}, .fields = conv_fields,
-    .nfields = NOF(conv_fields), .prepare = prep_conv, .forward = fwd_conv};
-static const struct mxcts_oracle_opdef op_pool = {
-    .name = "Pooling", .aliases = {"_npx_pooling", NULL}, .fields = pool_fields,
-    .nfields = NOF(pool_fields), .prepare = prep_pool, .forward = fwd_pool};
+OP(op_conv, "Convolution", conv_fields, NOF(conv_fields), prep_conv, fwd_conv, NULL, "_npx_convolution", NULL);
+OP(op_pool, "Pooling", pool_fields, NOF(pool_fields), prep_pool, fwd_pool, NULL, "_npx_pooling", NULL);
 
 const struct mxcts_oracle_opdef *const mxcts__oracle_ops_conv[] = {&op_conv, &op_pool, NULL};

@@ -19,18 +19,8 @@
 
 #include "oracle/oracle_internal.h"
 
-#define PREP(fn) static int fn(struct mxcts_oracle_call *c, struct mxcts_oracle_error *err)
-#define FWD(fn)                                                                          \
-  static void fn(const struct mxcts_oracle_call *c, const double *const *in,            \
-                 const double *const *aux, double *const *out, double *const *aux_out, \
-                 double *const *mutated)
-#define FWD_UNUSED ((void)c, (void)in, (void)aux, (void)out, (void)aux_out, (void)mutated)
-#define FAIL(code, ...) mxcts__oracle_fail(err, code, c->op, __VA_ARGS__)
-
 static const double SELU_ALPHA = 1.6732632423543772848170429916717;
 static const double SELU_LAMBDA = 1.0507009873554804934193349852946;
-
-static int64_t size_of(const struct mxcts_oracle_shape *s) { return mxcts_oracle_shape_size(s); }
 
 /* One input, output of its shape, gradient by finite differences. */
 PREP(prep_like_input) {
@@ -370,13 +360,6 @@ static void bwd_leaky(const struct mxcts_oracle_call *c, const double *const *in
 }
 
 /* ------------------------------------------------------------ the table */
-
-#define OP(var, NAME, FIELDS, NF, PREPARE, FORWARD, BACKWARD, ...)                             \
-  static const struct mxcts_oracle_opdef var = {.name = NAME, .aliases = {__VA_ARGS__},         \
-                                                .fields = FIELDS, .nfields = NF,                \
-                                                .prepare = PREPARE, .forward = FORWARD,         \
-                                                .backward = BACKWARD}
-#define NOF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 OP(op_reverse, "reverse", reverse_fields, 1, prep_reverse, fwd_reverse, NULL, "flip", NULL);
 OP(op_copy, "_copy", NULL, 0, prep_like_input, fwd_copy, NULL, "identity", NULL);

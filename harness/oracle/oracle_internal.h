@@ -67,4 +67,31 @@ int64_t mxcts__oracle_prod(const struct mxcts_oracle_shape *s, int from, int to)
 /* float(v): MXNet keeps many parameters as float. */
 double mxcts__oracle_f32(double v);
 
+/* How the op files (oracle_elemwise.c, oracle_tensor.c, oracle_nn.c,
+ * oracle_conv.c) write an op: PREP, FWD and BWD open functions of the
+ * opdef's prepare, forward and backward types, whose arguments keep the
+ * names below (FAIL and FWD_UNUSED use them); OP defines one opdef. */
+#define PREP(fn) static int fn(struct mxcts_oracle_call *c, struct mxcts_oracle_error *err)
+#define FWD(fn)                                                                          \
+  static void fn(const struct mxcts_oracle_call *c, const double *const *in,            \
+                 const double *const *aux, double *const *out, double *const *aux_out, \
+                 double *const *mutated)
+#define FWD_UNUSED ((void)c, (void)in, (void)aux, (void)out, (void)aux_out, (void)mutated)
+#define BWD(fn)                                                               \
+  static void fn(const struct mxcts_oracle_call *c, const double *const *in, \
+                 const double *const *aux, const double *const *head, double *const *grad)
+/* Fail a prepare function with `code` and a message naming the op. */
+#define FAIL(code, ...) mxcts__oracle_fail(err, code, c->op, __VA_ARGS__)
+#define NOF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+/* OP(var, "name", fields, nfields, prepare, forward, backward, aliases..., NULL) */
+#define OP(var, NAME, FIELDS, NF, PREPARE, FORWARD, BACKWARD, ...)                     \
+  static const struct mxcts_oracle_opdef var = {.name = NAME, .aliases = {__VA_ARGS__}, \
+                                                .fields = FIELDS, .nfields = NF,        \
+                                                .prepare = PREPARE, .forward = FORWARD, \
+                                                .backward = BACKWARD}
+
+typedef struct mxcts_oracle_shape shape_t;
+
+static inline int64_t size_of(const shape_t *s) { return mxcts_oracle_shape_size(s); }
+
 #endif /* MXCTS_ORACLE_INTERNAL_H */

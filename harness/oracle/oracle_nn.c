@@ -31,21 +31,6 @@
 
 #include "oracle/oracle_internal.h"
 
-#define PREP(fn) static int fn(struct mxcts_oracle_call *c, struct mxcts_oracle_error *err)
-#define FWD(fn)                                                                          \
-  static void fn(const struct mxcts_oracle_call *c, const double *const *in,            \
-                 const double *const *aux, double *const *out, double *const *aux_out, \
-                 double *const *mutated)
-#define FWD_UNUSED ((void)c, (void)in, (void)aux, (void)out, (void)aux_out, (void)mutated)
-#define BWD(fn)                                                                          \
-  static void fn(const struct mxcts_oracle_call *c, const double *const *in,            \
-                 const double *const *aux, const double *const *head, double *const *grad)
-#define FAIL(code, ...) mxcts__oracle_fail(err, code, c->op, __VA_ARGS__)
-#define NOF(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-typedef struct mxcts_oracle_shape shape_t;
-
-static int64_t size_of(const shape_t *s) { return mxcts_oracle_shape_size(s); }
 static double f32(double v) { return mxcts__oracle_f32(v); }
 
 static void zero(double *g, const shape_t *s) {
@@ -461,28 +446,26 @@ FWD(fwd_optimizer) {
 
 /* ------------------------------------------------------------ the table */
 
-#define OP(var, NAME, FIELDS, PREPARE, FORWARD, BACKWARD, ...)                                     \
-  static const struct mxcts_oracle_opdef var = {.name = NAME, .aliases = {__VA_ARGS__},            \
-                                                .fields = FIELDS, .nfields = NOF(FIELDS),          \
-                                                .prepare = PREPARE, .forward = FORWARD,            \
-                                                .backward = BACKWARD}
-
-OP(op_fc, "FullyConnected", fc_fields, prep_fc, fwd_fc, NULL, "_sparse_FullyConnected",
+OP(op_fc, "FullyConnected", fc_fields, NOF(fc_fields), prep_fc, fwd_fc, NULL, "_sparse_FullyConnected",
    "_npx_fully_connected", NULL);
-OP(op_softmax_output, "SoftmaxOutput", so_fields, prep_softmax_output, fwd_softmax_output,
+OP(op_softmax_output, "SoftmaxOutput", so_fields, NOF(so_fields), prep_softmax_output, fwd_softmax_output,
    bwd_softmax_output, "Softmax", NULL);
-OP(op_linear_reg, "LinearRegressionOutput", reg_fields, prep_regression, fwd_regression,
+OP(op_linear_reg, "LinearRegressionOutput", reg_fields, NOF(reg_fields), prep_regression, fwd_regression,
    bwd_regression, "_sparse_LinearRegressionOutput", NULL);
-OP(op_mae_reg, "MAERegressionOutput", reg_fields, prep_regression, fwd_regression, bwd_regression,
-   "_sparse_MAERegressionOutput", NULL);
-OP(op_logistic_reg, "LogisticRegressionOutput", reg_fields, prep_regression, fwd_regression,
+OP(op_mae_reg, "MAERegressionOutput", reg_fields, NOF(reg_fields), prep_regression, fwd_regression,
+   bwd_regression, "_sparse_MAERegressionOutput", NULL);
+OP(op_logistic_reg, "LogisticRegressionOutput", reg_fields, NOF(reg_fields), prep_regression, fwd_regression,
    bwd_regression, "_sparse_LogisticRegressionOutput", NULL);
-OP(op_dropout, "Dropout", dropout_fields, prep_dropout, fwd_dropout, NULL, "_npx_dropout", NULL);
-OP(op_batchnorm, "BatchNorm", bn_fields, prep_batchnorm, fwd_batchnorm, NULL, "_npx_batch_norm", NULL);
-OP(op_sgd, "sgd_update", sgd_fields, prep_optimizer, fwd_optimizer, NULL, "_sparse_sgd_update", NULL);
-OP(op_sgd_mom, "sgd_mom_update", sgd_mom_fields, prep_optimizer, fwd_optimizer, NULL,
+OP(op_dropout, "Dropout", dropout_fields, NOF(dropout_fields), prep_dropout, fwd_dropout, NULL,
+   "_npx_dropout", NULL);
+OP(op_batchnorm, "BatchNorm", bn_fields, NOF(bn_fields), prep_batchnorm, fwd_batchnorm, NULL,
+   "_npx_batch_norm", NULL);
+OP(op_sgd, "sgd_update", sgd_fields, NOF(sgd_fields), prep_optimizer, fwd_optimizer, NULL,
+   "_sparse_sgd_update", NULL);
+OP(op_sgd_mom, "sgd_mom_update", sgd_mom_fields, NOF(sgd_mom_fields), prep_optimizer, fwd_optimizer, NULL,
    "_sparse_sgd_mom_update", NULL);
-OP(op_adam, "adam_update", adam_fields, prep_optimizer, fwd_optimizer, NULL, "_sparse_adam_update", NULL);
+OP(op_adam, "adam_update", adam_fields, NOF(adam_fields), prep_optimizer, fwd_optimizer, NULL,
+   "_sparse_adam_update", NULL);
 
 const struct mxcts_oracle_opdef *const mxcts__oracle_ops_nn[] = {
     &op_fc,      &op_softmax_output, &op_linear_reg, &op_mae_reg, &op_logistic_reg,

@@ -19,19 +19,6 @@
 
 #include "oracle/oracle_internal.h"
 
-#define PREP(fn) static int fn(struct mxcts_oracle_call *c, struct mxcts_oracle_error *err)
-#define FWD(fn)                                                                          \
-  static void fn(const struct mxcts_oracle_call *c, const double *const *in,            \
-                 const double *const *aux, double *const *out, double *const *aux_out, \
-                 double *const *mutated)
-#define FWD_UNUSED ((void)c, (void)in, (void)aux, (void)out, (void)aux_out, (void)mutated)
-#define FAIL(code, ...) mxcts__oracle_fail(err, code, c->op, __VA_ARGS__)
-#define NOF(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-typedef struct mxcts_oracle_shape shape_t;
-
-static int64_t size_of(const shape_t *s) { return mxcts_oracle_shape_size(s); }
-
 /* ------------------------------------------------------------ sum, mean */
 
 enum { R_AXIS, R_KEEPDIMS, R_EXCLUDE };
@@ -412,21 +399,18 @@ FWD(fwd_softmax) {
 
 /* ------------------------------------------------------------ the table */
 
-#define OP(var, NAME, FIELDS, NF, PREPARE, FORWARD, ...)                                         \
-  static const struct mxcts_oracle_opdef var = {.name = NAME, .aliases = {__VA_ARGS__},          \
-                                                .fields = FIELDS, .nfields = NF,                 \
-                                                .prepare = PREPARE, .forward = FORWARD}
-
-OP(op_sum, "sum", reduce_fields, NOF(reduce_fields), prep_reduce, fwd_reduce, "sum_axis", "_sparse_sum", NULL);
-OP(op_mean, "mean", reduce_fields, NOF(reduce_fields), prep_reduce, fwd_reduce, "_sparse_mean", NULL);
-OP(op_dot, "dot", dot_fields, NOF(dot_fields), prep_dot, fwd_dot, "_sparse_dot", NULL);
-OP(op_flatten, "Flatten", NULL, 0, prep_flatten, fwd_copy, "flatten", "_npx_batch_flatten", NULL);
-OP(op_reshape, "Reshape", reshape_fields, NOF(reshape_fields), prep_reshape, fwd_copy, "reshape", NULL);
-OP(op_transpose, "transpose", transpose_fields, 1, prep_transpose, fwd_transpose, NULL);
-OP(op_concat, "Concat", concat_fields, NOF(concat_fields), prep_concat, fwd_concat, "concat",
+OP(op_sum, "sum", reduce_fields, NOF(reduce_fields), prep_reduce, fwd_reduce, NULL, "sum_axis", "_sparse_sum",
+   NULL);
+OP(op_mean, "mean", reduce_fields, NOF(reduce_fields), prep_reduce, fwd_reduce, NULL, "_sparse_mean", NULL);
+OP(op_dot, "dot", dot_fields, NOF(dot_fields), prep_dot, fwd_dot, NULL, "_sparse_dot", NULL);
+OP(op_flatten, "Flatten", NULL, 0, prep_flatten, fwd_copy, NULL, "flatten", "_npx_batch_flatten", NULL);
+OP(op_reshape, "Reshape", reshape_fields, NOF(reshape_fields), prep_reshape, fwd_copy, NULL, "reshape", NULL);
+OP(op_transpose, "transpose", transpose_fields, 1, prep_transpose, fwd_transpose, NULL, NULL);
+OP(op_concat, "Concat", concat_fields, NOF(concat_fields), prep_concat, fwd_concat, NULL, "concat",
    "_sparse_concat", NULL);
-OP(op_softmax, "softmax", softmax_fields, NOF(softmax_fields), prep_softmax, fwd_softmax, "_npx_softmax", NULL);
-OP(op_log_softmax, "log_softmax", softmax_fields, NOF(softmax_fields), prep_softmax, fwd_softmax,
+OP(op_softmax, "softmax", softmax_fields, NOF(softmax_fields), prep_softmax, fwd_softmax, NULL,
+   "_npx_softmax", NULL);
+OP(op_log_softmax, "log_softmax", softmax_fields, NOF(softmax_fields), prep_softmax, fwd_softmax, NULL,
    "_npx_log_softmax", NULL);
 
 const struct mxcts_oracle_opdef *const mxcts__oracle_ops_tensor[] = {
