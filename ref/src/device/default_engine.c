@@ -9,8 +9,10 @@
  * (mxr__engine_opts_from_config); mxr_engine_opts_from_config() adds the
  * driver.
  */
-#include "engine/engine_internal.h"
+#include "common/threads.h"
+#include "engine/engine_lib.h"
 #include "mxref/device.h"
+#include "mxref/error.h"
 
 int mxr_engine_opts_from_config(struct mxr_engine_opts *opts) {
   int st = mxr__engine_opts_from_config(opts);

@@ -1,6 +1,7 @@
 /*
  * Internal: the engine's data structures, shared by the files of
- * ref/src/engine.  Nothing here is part of the public API.
+ * ref/src/engine and by nothing else (the rest of the library uses
+ * engine_lib.h).  Nothing here is part of the public API.
  *
  * How an op flows (threaded engines):
  *   push      -> one `opr` block is allocated; each of its vars gets a
@@ -27,6 +28,7 @@
 
 #include "common/recycle.h"
 #include "common/threads.h"
+#include "engine/engine_lib.h"
 #include "engine/workqueue.h"
 #include "mxref/config.h"
 #include "mxref/engine.h"
@@ -40,11 +42,6 @@ struct eng_error {
   int status;
   char msg[MXR_ERROR_MAX];
 };
-
-/* The engine options the process configuration (MXNET_* variables) sets,
- * with no GPU driver; mxr_engine_opts_from_config (device/default_engine.c)
- * adds this build's. */
-int mxr__engine_opts_from_config(struct mxr_engine_opts *opts);
 
 struct eng_error *mxr__error_new(int status, const char *msg);
 void mxr__error_retain(struct eng_error *e);
@@ -234,10 +231,6 @@ int mxr__bulk_flush(mxr_engine *eng);
 /* Unbind this thread's bulk state from an engine being freed, so a new
  * engine at the same address does not inherit it. */
 void mxr__bulk_forget(mxr_engine *eng);
-
-/* Block until every op pushed so far that writes one of `vars` is done,
- * without surfacing or clearing errors (engine.c). */
-int mxr__engine_wait_vars_quiet(mxr_engine *eng, mxr_var *const *vars, int n);
 
 /* Validate a push request (engine.c). */
 int mxr__validate_push(const mxr_engine *eng, const struct mxr_push *req);

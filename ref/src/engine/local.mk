@@ -5,7 +5,7 @@
 mxrefinclude_HEADERS += ref/include/mxref/engine.h
 
 ref_libmxref_core_la_SOURCES += \
-	ref/src/engine/engine_internal.h \
+	ref/src/engine/engine_internal.h ref/src/engine/engine_lib.h \
 	ref/src/engine/engine.c \
 	ref/src/engine/var.c \
 	ref/src/engine/workqueue.c ref/src/engine/workqueue.h \

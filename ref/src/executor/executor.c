@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine_internal.h" /* mxr__engine_wait_vars_quiet */
+#include "engine/engine_lib.h" /* mxr__engine_wait_vars_quiet */
 #include "executor/executor_internal.h"
 #include "common/mutant.h"
 #include "mxref/config.h"

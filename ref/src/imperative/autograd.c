@@ -26,7 +26,6 @@
 #include <string.h>
 
 #include "common/mutant.h"
-#include "engine/engine_internal.h"
 #include "imperative/imperative_internal.h"
 #include "mxref/config.h"
 #include "ndarray/ndarray_internal.h"
