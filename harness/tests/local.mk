@@ -27,9 +27,9 @@ HARNESS_TESTS = \
 	harness/tests/test_probe_trace
 check_PROGRAMS += $(HARNESS_TESTS)
 TESTS += $(HARNESS_TESTS) harness/tests/test_cli.sh harness/tests/test_compare.sh \
-	harness/tests/test_python.sh
+	harness/tests/test_python.sh harness/tests/test_mutants.sh
 EXTRA_DIST += harness/tests/test_cli.sh harness/tests/test_compare.sh harness/tests/tap_util.sh \
-	harness/tests/test_python.sh harness/tests/fake_python.sh
+	harness/tests/test_python.sh harness/tests/fake_python.sh harness/tests/test_mutants.sh
 
 harness_tests_test_stats_SOURCES = harness/tests/test_stats.c
 harness_tests_test_stats_CPPFLAGS = $(HARNESS_TEST_CPPFLAGS)
@@ -161,15 +161,16 @@ check-mocks:
 
 .PHONY: check-mocks
 
-# Mutation testing: the planted bugs of harness/tests/mutants.txt, each in
-# a --enable-mutants build of libmxref (BUILDDIR/mutants-build), each caught
-# by the assertions listed for it; prints the kill rate.  Not part of
-# `make check` (minutes).  MUTANTS="NAME ..." runs only those.
+# Mutation testing: each patch of harness/tests/mutants/ applied in turn to
+# a copy of the tree, built, and judged by the assertions its header names
+# (build-aux/check-mutants.sh); prints the kill rate.  Not part of
+# `make check` (minutes); test_mutants.sh checks there that every patch still
+# applies.  MUTANTS="NAME ..." runs only those.
 check-mutants: all
 	$(SHELL) $(top_srcdir)/build-aux/check-mutants.sh $(abs_top_srcdir) $(abs_top_builddir) $(MUTANTS)
 
 .PHONY: check-mutants
-EXTRA_DIST += build-aux/check-mutants.sh harness/tests/mutants.txt
+EXTRA_DIST += build-aux/check-mutants.sh harness/tests/mutants
 
 # libFuzzer targets of the harness parsers (build-aux/run_fuzz.sh, `make fuzz`).
 EXTRA_DIST += harness/tests/fuzz_suite.c harness/tests/fuzz_result.c \

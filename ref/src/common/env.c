@@ -27,7 +27,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "common/mutant.h"
 #include "common/threads.h"
 #include "mxref/config.h"
 #include "mxref/error.h"
@@ -299,13 +298,10 @@ static void set_defaults(struct mxr_config *c) {
  * MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN moves both the FWD and BWD limits. */
 static void apply_inherited(struct mxr_config *c, const bool *applied) {
   for (size_t i = 0; i < NROWS; i++) {
-    if (!rows[i].inherits || (applied[i] && !MXR_MUTANT("inherit-overrides-set"))) continue;
+    if (!rows[i].inherits || applied[i]) continue;
     const struct env_row *from = find_row(rows[i].pub.fallback);
     assert(from && !from->inherits && from->size == rows[i].size);
     memcpy(field_ptr(c, &rows[i]), field_ptr(c, from), rows[i].size);
-    long long v;
-    if (MXR_MUTANT("inherit-default") && parse_value(from, from->pub.fallback, &v))
-      store_value(c, &rows[i], v);
   }
 }
 

@@ -14,7 +14,6 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/common/threads.c ref/src/common/threads.h \
 	ref/src/common/recycle.c ref/src/common/recycle.h \
 	ref/src/common/random.c ref/src/common/random.h \
-	ref/src/common/mutant.c ref/src/common/mutant.h \
 	ref/src/common/timer.h
 
 check_PROGRAMS += ref/tests/test_error ref/tests/test_config

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "common/mutant.h"
 #include "engine/engine_internal.h"
 
 struct bulk_item {
@@ -210,7 +209,7 @@ int mxr__bulk_try_append(mxr_engine *eng, const struct mxr_push *r) {
     return st;
   }
   atomic_fetch_add_explicit(&eng->ops_bulked, 1, memory_order_relaxed);
-  if (tls.count >= tls.size + MXR_MUTANT("bulk-size-off-by-one")) st = flush_tls();
+  if (tls.count >= tls.size) st = flush_tls();
   return st ? st : 1;
 }
 
@@ -224,15 +223,14 @@ void mxr__bulk_forget(mxr_engine *eng) {
 
 int mxr_engine_set_bulk_size(mxr_engine *eng, int size) {
   /* the naive engine never bulks */
-  if (!eng || (eng->opts.type == MXR_ENGINE_NAIVE && !MXR_MUTANT("naive-bulks"))) return 0;
-  if (MXR_MUTANT("threaded-never-bulks") && eng->opts.type == MXR_ENGINE_THREADED) return 0;
+  if (!eng || eng->opts.type == MXR_ENGINE_NAIVE) return 0;
   if (size < 0) size = 0;
   /* A failing flush of another engine's bulk cannot be reported to it. */
   (void)bind_engine(eng);
   int old = tls.size;
   tls.size = size;
   if (tls.count >= tls.size) defer_error(flush_tls());
-  return MXR_MUTANT("set-bulk-size-returns-new") ? size : old;
+  return old;
 }
 
 int mxr_engine_bulk_size(const mxr_engine *eng) {

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/mutant.h"
 #include "engine/engine_internal.h"
 
 /* ---------------------------------------------------------------- errors */
@@ -103,10 +102,6 @@ int mxr__engine_opts_from_config(struct mxr_engine_opts *opts) {
   opts->gpu_copy_nthreads = c->gpu_copy_nthreads;
   opts->gpu_worker_nstreams = c->gpu_worker_nstreams;
   opts->pooled_nthreads = 16; /* MXNet's ThreadedEnginePooled uses 16 workers */
-  if (MXR_MUTANT("cpu-workers-ignored")) opts->cpu_worker_nthreads = 1;
-  if (MXR_MUTANT("threaded-one-worker")) opts->pooled_nthreads = 1;
-  if (MXR_MUTANT("naive-as-threaded") && opts->type == MXR_ENGINE_NAIVE)
-    opts->type = MXR_ENGINE_THREADED;
   return 0;
 }
 
@@ -601,7 +596,6 @@ static void fill_opr(struct opr *op, mxr_engine *eng, const struct mxr_push *r) 
 static int naive_push(mxr_engine *eng, const struct mxr_push *r);
 
 int mxr__engine_push_now(mxr_engine *eng, const struct mxr_push *req, bool is_wait_marker) {
-  if (MXR_MUTANT("naive-bulks") && eng->opts.type == MXR_ENGINE_NAIVE) return naive_push(eng, req);
   struct pool *pool = NULL;
   int st = is_wait_marker ? 0 : choose_pool(eng, req, &pool);
   struct opr *op = st ? NULL : alloc_opr(eng, req);
@@ -733,7 +727,7 @@ int mxr_engine_push(mxr_engine *eng, const struct mxr_push *req) {
     return st;
   }
   bool naive = eng->opts.type == MXR_ENGINE_NAIVE;
-  if (naive && !MXR_MUTANT("naive-bulks")) return naive_push(eng, req);
+  if (naive) return naive_push(eng, req);
   st = mxr__bulk_try_append(eng, req);
   if (st != 0) return st > 0 ? 0 : st;
   return naive ? naive_push(eng, req) : mxr__engine_push_now(eng, req, false);
@@ -816,7 +810,6 @@ int mxr_engine_wait_for_var(mxr_engine *eng, mxr_var *var) {
   if (!eng || !var) return mxr_set_error(MXR_EINVAL, "wait_for_var: NULL %s", eng ? "var" : "engine");
   int st = mxr__bulk_flush(eng);
   if (st) return st;
-  if (MXR_MUTANT("wait-to-read-waits-all")) return mxr_engine_wait_for_all(eng);
   if (eng->opts.type == MXR_ENGINE_NAIVE || mxr__var_ready_to_read(var))
     return mxr__var_take_error(var);
   /* A marker op that reads the var; it runs on the thread that grants it. */

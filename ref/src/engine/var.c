@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/mutant.h"
 #include "engine/engine_internal.h"
 
 int mxr__var_create(struct mxr_engine *eng, mxr_var **out) {
@@ -36,20 +35,15 @@ void mxr__var_destroy(mxr_var *var) {
 
 /* Whether `l` must wait for the reads that run (a write must). */
 static bool waits_for_reads(const struct dep_link *l) {
-  if (MXR_MUTANT("write-after-read-dropped")) return false;
-  return l->write || MXR_MUTANT("reads-exclusive");
-}
-
-/* Whether `l` must wait for the write that runs (every op must). */
-static bool waits_for_write(const struct dep_link *l) {
-  return l->write || !MXR_MUTANT("read-after-write-dropped");
+  return l->write;
 }
 
 bool mxr__var_append(mxr_var *var, struct dep_link *link) {
   bool granted = false;
   link->next = NULL;
   mxr_mutex_lock(&var->mu);
-  if (var->head == NULL && !(var->active_write && waits_for_write(link)) &&
+  /* every op waits for the write that runs */
+  if (var->head == NULL && !var->active_write &&
       !(waits_for_reads(link) && var->active_reads > 0)) {
     granted = true;
     if (link->write)
@@ -141,7 +135,7 @@ bool mxr__var_complete(mxr_var *var, bool write, struct eng_error *op_err,
 
 bool mxr__var_ready_to_read(mxr_var *var) {
   mxr_mutex_lock(&var->mu);
-  bool ready = var->head == NULL && (!var->active_write || MXR_MUTANT("wait-to-read-early"));
+  bool ready = var->head == NULL && !var->active_write;
   mxr_mutex_unlock(&var->mu);
   return ready;
 }

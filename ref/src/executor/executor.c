@@ -9,7 +9,6 @@
 
 #include "engine/engine_lib.h" /* mxr__engine_wait_vars_quiet */
 #include "executor/executor_internal.h"
-#include "common/mutant.h"
 #include "mxref/config.h"
 #include "mxref/profiler.h"
 #include "ndarray/ndarray_internal.h" /* mxr__ndarray_refs */
@@ -23,17 +22,16 @@ int mxr_exec_opts_from_config(struct mxr_exec_opts *o) {
   if (rc) return rc;
   const struct mxr_config *c = mxr_config_get();
   memset(o, 0, sizeof *o);
-  o->bulk_train = c->exec_bulk_exec_train || MXR_MUTANT("bulk-train-ignored");
-  o->bulk_inference = c->exec_bulk_exec_inference || MXR_MUTANT("bulk-inference-ignored");
+  o->bulk_train = c->exec_bulk_exec_train;
+  o->bulk_inference = c->exec_bulk_exec_inference;
   o->max_node_train_fwd = c->exec_bulk_exec_max_node_train_fwd;
   o->max_node_train_bwd = c->exec_bulk_exec_max_node_train_bwd;
-  if (MXR_MUTANT("fwd-cap-from-bwd")) o->max_node_train_fwd = c->exec_bulk_exec_max_node_train_bwd;
   o->enable_inplace = c->exec_enable_inplace;
   o->match_range = c->exec_match_range;
   o->cuda_graphs = c->enable_cuda_graphs;
   /* MXNet turns training bulking off when aggregate statistics are being
    * collected at bind, so that every op gets its own entry. */
-  o->aggregate_profiling = mxr_profiler_aggregate_running() != 0 && !MXR_MUTANT("aggregate-keeps-bulking");
+  o->aggregate_profiling = mxr_profiler_aggregate_running() != 0;
   return 0;
 }
 
@@ -368,7 +366,6 @@ static int grad_req_of(const struct mxr_executor *e, int v, const int *grad_req)
   for (int a = 0; e->fg.arg_grads && a < e->fg.num_args; a++) {
     const struct mxr_entry *ge = &e->fg.arg_grads[a];
     if (ge->node >= 0 && e->row[ge->node] + ge->index == v) {
-      if (MXR_MUTANT("executor-add-as-write") && grad_req[a] == MXR_GRAD_ADD) return MXR_GRAD_WRITE;
       return grad_req[a];
     }
   }

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/mutant.h"
 #include "common/random.h"
 #include "executor/executor_internal.h"
 #include "mxref/profiler.h"
@@ -69,7 +68,7 @@ int mxr__exec_merge_vars(const struct mxr_executor *exec, int first, int end, mx
 /* "[op1,op2,...]" of the op nodes in [start, end); without brackets for
  * cached ops, as MXNet names their segments. */
 static char *segment_name(const struct mxr_executor *e, int start, int end) {
-  bool brackets = !e->opts.plain_segment_names && !MXR_MUTANT("segment-names-plain");
+  bool brackets = !e->opts.plain_segment_names;
   size_t len = 3;
   for (int i = start; i < end; i++)
     if (!is_var_node(e, i)) len += strlen(mxr_op_name(e->nodes[i].op)) + 1;
@@ -130,11 +129,10 @@ static int create_segment(struct mxr_executor *e, int start, int end) {
 static int bulk_region(struct mxr_executor *e, int from, int upto, int cap) {
   int start = from, count = 0;
   for (int i = from; i < upto; i++) {
-    bool ignore = is_var_node(e, i) && !MXR_MUTANT("vars-count-to-cap");
+    bool ignore = is_var_node(e, i);
     if (!ignore) count++;
     bool bulkable = can_bulk(e, i);
-    bool full = MXR_MUTANT("cap-off-by-one") ? count > cap : count >= cap;
-    if (MXR_MUTANT("cap-zero-unlimited") && cap == 0) full = false;
+    bool full = count >= cap;
     if (!bulkable || i == upto - 1 || full) {
       int rc = create_segment(e, start, bulkable ? i + 1 : i);
       if (rc) return rc;

@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/mutant.h"
 #include "imperative/imperative_internal.h"
 #include "mxref/config.h"
 #include "ndarray/ndarray_internal.h"
@@ -204,7 +203,6 @@ int mxr_autograd_mark_variables(int num, mxr_ndarray *const *vars, const int *re
     v->is_var = true;
     v->grad = mxr_ndarray_retain(grads[i]);
     v->grad_req = reqs[i];
-    if (MXR_MUTANT("autograd-add-as-write") && v->grad_req == MXR_GRAD_ADD) v->grad_req = MXR_GRAD_WRITE;
     mxr__ndarray_set_autograd(vars[i], v, value_release);
   }
   return 0;

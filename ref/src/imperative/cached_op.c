@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/mutant.h"
 #include "common/threads.h"
 #include "imperative/imperative_internal.h"
 #include "mxref/config.h"
@@ -67,8 +66,7 @@ static int parse_flag(mxr_cached_op *c, const char *key, const char *val) {
     long v = strtol(val, &end, 10);
     if (end == val || *end || v < 0 || v > 1000000000)
       return mxr_set_error(MXR_EINVAL, "cached op: flag %s='%s' is not a count", key, val);
-    if (MXR_MUTANT("cachedop-flags-ignored")) return 0;
-    if ((key[0] == 'f') != MXR_MUTANT("cachedop-flags-swapped")) c->forward_bulk_size = (int)v;
+    if (key[0] == 'f') c->forward_bulk_size = (int)v;
     else c->backward_bulk_size = (int)v;
     return 0;
   }
@@ -181,7 +179,7 @@ static int plan(mxr_cached_op *c, struct cop_state *st, bool recording, mxr_ndar
     o.max_node_train_bwd = c->backward_bulk_size;
     o.plain_segment_names = true;
     o.plain_head_grads = true; /* MXNet's cached op has no head-gradient identity */
-    o.own_outputs = !MXR_MUTANT("cachedop-outputs-shared"); /* each call's outputs are new arrays */
+    o.own_outputs = true; /* each call's outputs are new arrays */
     rc = mxr_executor_bind(c->sym, mxr_ndarray_context(in[0]), na, args, grads, req, nx, aux, &o,
                            &st->exec);
   }

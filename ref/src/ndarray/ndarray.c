@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/mutant.h"
 #include "common/recycle.h"
 #include "common/threads.h"
 #include "mxref/error.h"
@@ -392,7 +391,6 @@ int mxr_ndarray_wait_to_write(mxr_ndarray *arr) {
    * for it.  It is pushed for cpu(0) whatever the array's device: it touches
    * no memory, and needs no device worker. */
   mxr_var *mut[1] = {arr->var};
-  if (MXR_MUTANT("wait-to-write-ignores-reads")) return mxr_engine_wait_for_var(arr->eng, arr->var);
   int rc = mxr_engine_push_sync(arr->eng, nop_op, NULL, NULL, mxr_cpu(0), NULL, 0, mut, 1,
                                 "WaitToWrite");
   if (rc != 0) return rc;

@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/mutant.h"
 #include "op/conv_common.h"
 #include "op/cuda/pooling.h"
 
@@ -251,15 +250,6 @@ static void pool_window(const struct pool_geom *g, const int64_t o[3], bool max_
   w->size = !avg ? 1 : include_pad ? full : clipped;
 }
 
-/* Whether the window at output o reaches into the padding. */
-static bool window_has_pad(const struct pool_geom *g, const int64_t o[3]) {
-  for (int i = 0; i < 3; i++) {
-    int64_t lo = o[i] * g->s[i] - g->p[i];
-    if (lo < 0 || lo + g->k[i] > g->in[i]) return true;
-  }
-  return false;
-}
-
 static double pow_p(bool f64, double v, int pv) {
   if (pv == 2) return rnd(f64, v * v);
   if (pv == 3) return rnd(f64, rnd(f64, v * v) * v);
@@ -295,7 +285,7 @@ static int pool_prepare(const char *op, const struct pool_params *p, const struc
   r->f64 = data->dtype == MXR_FLOAT64;
   r->type = p->pool_type;
   r->avg = p->pool_type == POOL_AVG;
-  r->include_pad = p->include_pad != 0 || MXR_MUTANT("avg-pool-count-include-pad-ignored");
+  r->include_pad = p->include_pad != 0;
   r->pv = p->pool_type == POOL_LP ? p->p_value.value : 1;
   return 0;
 }
@@ -309,8 +299,7 @@ static int pool_prepare(const char *op, const struct pool_params *p, const struc
 static bool pool_forward_f32(const struct pool_run *r, int req, const float *x, float *y) {
   const struct pool_geom *g = &r->g;
   const bool max = r->type == POOL_MAX;
-  if (r->f64 || g->last || req == MXR_REQ_ADD || (!max && r->type != POOL_AVG) ||
-      MXR_MUTANT("max-pool-pad-as-zero"))
+  if (r->f64 || g->last || req == MXR_REQ_ADD || (!max && r->type != POOL_AVG))
     return false;
   int64_t *lo[3], *hi[3], *full[3], total = g->out[0] + g->out[1] + g->out[2];
   int64_t *bounds = malloc((size_t)(3 * total + 1) * sizeof *bounds);
@@ -373,7 +362,6 @@ static int pool_forward(MXR_FCOMPUTE_PARAMS) {
             struct window w;
             pool_window(g, o, r.type == POOL_MAX, r.avg, r.include_pad, &w);
             double v = r.type == POOL_MAX ? lowest : 0.0;
-            if (r.type == POOL_MAX && MXR_MUTANT("max-pool-pad-as-zero") && window_has_pad(g, o)) v = 0;
             for (int64_t a = w.lo[0]; a < w.hi[0]; a++)
               for (int64_t b = w.lo[1]; b < w.hi[1]; b++)
                 for (int64_t e = w.lo[2]; e < w.hi[2]; e++) {

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/mutant.h"
 #include "op/tensor_common.h"
 #include "op/cuda/launch.h"
 #include "op/cuda/tensor.h"
@@ -128,7 +127,6 @@ static int reduce_run(const char *op, const struct reduce_params *p, const struc
     walk_init(&wr, nred, rd, rs);
     for (int64_t r = 0; r < nr; r++, walk_next(&wr)) {
       acc += ld(x->data, x->dtype, wk.off + wr.off);
-      if (MXR_MUTANT("reduce-accumulates-in-float")) acc = (float)acc;
     }
     st(y->data, y->dtype, o, req, mean ? acc / (double)nr : acc);
   }
@@ -143,7 +141,7 @@ static int reduce_grad_run(const char *op, const struct reduce_params *p,
   if (st_ || req == MXR_REQ_NULL) return st_;
   int64_t gstride[MXR_MAX_NDIM], m = 1, n = mxr_tensor_size(dx);
   for (int d = dx->shape.ndim - 1; d >= 0; d--) {
-    gstride[d] = red[d] ? 0 : MXR_MUTANT("reduce-grad-unit-strides") ? 1 : m;
+    gstride[d] = red[d] ? 0 : m;
     if (!red[d]) m *= dx->shape.dim[d];
   }
   const double scale = reduce_grad_scale(dy, dx, mean);

@@ -10,7 +10,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "common/mutant.h"
 #include "op/tensor_common.h"
 #include "op/cuda/launch.h"
 #include "op/cuda/tensor.h"
@@ -187,7 +186,6 @@ static int softmax_run(const char *op, const struct softmax_params *p, const str
   int st_ = softmax_check_arrays(op, p, x, len, y, &r);
   if (st_ || req == MXR_REQ_NULL) return st_;
   double t = softmax_temperature(p);
-  if (r.inner > 1 && MXR_MUTANT("softmax-temperature-last-axis-only")) t = 1.0;
   for (int64_t o = 0; o < r.outer; o++)
     for (int64_t i = 0; i < r.inner; i++) {
       const int64_t base = o * r.m * r.inner + i, row = o * r.inner + i;
@@ -200,7 +198,6 @@ static int softmax_run(const char *op, const struct softmax_params *p, const str
       }
       double top = -INFINITY, sum = 0;
       for (int64_t j = 0; j < n; j++) top = fmax(top, ld(x->data, x->dtype, base + j * r.inner) / t);
-      if (MXR_MUTANT("softmax-no-max-shift")) top = 0;
       for (int64_t j = 0; j < n; j++) sum += exp(ld(x->data, x->dtype, base + j * r.inner) / t - top);
       const double logsum = log(sum);
       for (int64_t j = 0; j < r.m; j++) {

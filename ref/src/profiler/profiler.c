@@ -18,7 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/mutant.h"
 #include "common/threads.h"
 #include "mxref/config.h"
 #include "mxref/error.h"
@@ -73,7 +72,7 @@ static char init_message[MXR_ERROR_MAX];
  * memory 8).  0, which is also what an unset variable parses to, stands for
  * MXNet's default when the variable is unset (symbolic, api, memory). */
 static unsigned initial_mode(void) {
-  int m = MXR_MUTANT("profiler-mode-env-ignored") ? 0 : mxr_config_get()->profiler_mode;
+  int m = mxr_config_get()->profiler_mode;
   return m > 0 ? (unsigned)m : MXNET_DEFAULT_MODE;
 }
 
@@ -366,7 +365,7 @@ int mxr_profiler_set_config(int num_params, const char *const *keys, const char 
   if (st) return st;
   unsigned mode = 0;
   if (c.symbolic || c.all) mode |= MXR_PROFILE_SYMBOLIC;
-  if ((c.imperative && !MXR_MUTANT("profiler-imperative-flag-ignored")) || c.all)
+  if (c.imperative || c.all)
     mode |= MXR_PROFILE_IMPERATIVE;
   if (c.api || c.all) mode |= MXR_PROFILE_API;
   if (c.memory || c.all) mode |= MXR_PROFILE_MEMORY;

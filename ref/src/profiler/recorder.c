@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/mutant.h"
 #include "common/threads.h"
 #include "common/timer.h"
 #include "mxref/error.h"
@@ -93,7 +92,6 @@ static void chunks_splice(struct prof_chunk_list *dst, struct prof_chunk_list *s
 static bool chunks_append(struct prof_chunk_list *l, const char *name, uint64_t begin,
                           uint64_t end, uint32_t tid, int32_t pid) {
   size_t len = strlen(name);
-  if (len > 63 && MXR_MUTANT("profiler-truncates-names")) len = 63;
   if (len > UINT32_MAX - 64) return false;
   size_t need = (sizeof(struct prof_rec) + len + 1 + 7) & ~(size_t)7;
   struct prof_chunk *c = l->tail;
@@ -205,7 +203,6 @@ static uint64_t now_ns(void) {
 
 /* MXNet does not profile these (ProfileOperator::IsDeprecatedOperator). */
 static bool unprofiled_name(const char *name) {
-  if (name[0] == '[' && MXR_MUTANT("profiler-drops-segments")) return true;
   if (name[0] == 'C') return strcmp(name, "Custom") == 0 || strcmp(name, "CustomOperatorWait") == 0;
   if (name[0] == '_') return strcmp(name, "_backward_Custom") == 0;
   return false;
