@@ -95,6 +95,13 @@ const struct mxcts_oracle_case mxcts__oracle_cases[] = {
      .in_fill = {AWAY, UNI(0.1, 0.5)}, FD, GI(2), F64_FWD(1e-6, 1e-9)},
     {.op = "LeakyReLU", .name = "prelu_one_gamma", .params = {{"act_type", "prelu"}}, IN2((4, 3), (1)),
      .in_fill = {AWAY, UNI(0.1, 0.5)}, FD, GI(2), F64_FWD(1e-6, 1e-9)},
+    /* clip's bounds are floats: float(0.7) is what float64 data meets */
+    {.op = "clip", .name = "both_bounds", .params = {{"a_min", "-0.5"}, {"a_max", "0.5"}}, IN1((3, 4)), DIRECT, GI(1)},
+    {.op = "clip", .name = "float_bounds", .params = {{"a_min", "-0.3"}, {"a_max", "0.7"}}, IN1((2, 3, 4)),
+     .in_fill = {UNI(-1.5, 1.5)}, DIRECT, GI(1)},
+    {.op = "clip", .name = "at_the_bound", .params = {{"a_min", "-0.5"}, {"a_max", "0.5"}}, IN1((2, 3)),
+     .in_fill = {{MXCTS_ORACLE_FILL_CONST, 0.5, 0.5}}, DIRECT, GI(1)},
+    {.op = "clip", .name = "crossed_bounds", .params = {{"a_min", "0.5"}, {"a_max", "-0.5"}}, IN1((3, 4)), DIRECT, GI(1)},
 
     /* ---------------------------------------------------------- reductions, dot */
     {.op = "sum", .name = "all", IN1((2, 3, 4)), FD, GI(1)},

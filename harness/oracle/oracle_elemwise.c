@@ -1,7 +1,7 @@
 /*
  * Oracle ops, element by element: reverse, _copy, _zeros, _ones,
  * zeros_like, ones_like, add_n, elemwise_*, the *_scalar family,
- * broadcast_*, the unary math ops, Activation and LeakyReLU.
+ * broadcast_*, the unary math ops, Activation, LeakyReLU and clip.
  *
  * MXNet 1.9.1 semantics that matter here:
  *  - broadcasting is numpy's: shapes align at the last axis, missing axes
@@ -10,8 +10,12 @@
  *    places gamma's axes from its last against data's axes 1 and 0;
  *  - LeakyReLU selu's gradient is lambda * (y > 0 ? 1 : alpha + y) on the
  *    output y (mshadow_op::selu_grad), not the derivative
- *    lambda * alpha * exp(x) = y + lambda * alpha: the one GRAD_DIRECT op
- *    of this file;
+ *    lambda * alpha * exp(x) = y + lambda * alpha (GRAD_DIRECT);
+ *  - clip keeps a_min and a_max as float, tests x > a_max before x < a_min
+ *    (crossed bounds give a_max above it, a_min below it), and passes the
+ *    gradient where a_min <= x <= a_max: the bounds themselves included,
+ *    where the derivative is a convention, so it is stated (GRAD_DIRECT)
+ *    rather than left to finite differences, which fail near a bound;
  *  - zeros_like/ones_like pass no gradient (GRAD_NONE).
  */
 #include <math.h>
@@ -359,6 +363,37 @@ static void bwd_leaky(const struct mxcts_oracle_call *c, const double *const *in
   }
 }
 
+/* ------------------------------------------------------------ clip */
+
+enum { CL_MIN, CL_MAX };
+static const struct mxcts_oracle_field clip_fields[] = {
+    [CL_MIN] = {"a_min", MXCTS_ORACLE_P_FLOAT, NULL, NULL},
+    [CL_MAX] = {"a_max", MXCTS_ORACLE_P_FLOAT, NULL, NULL},
+};
+
+PREP(prep_clip) {
+  int st = prep_like_input(c, err);
+  c->grad = MXCTS_ORACLE_GRAD_DIRECT;
+  return st;
+}
+
+FWD(fwd_clip) {
+  FWD_UNUSED;
+  const double lo = mxcts__oracle_f32(c->pv[CL_MIN].f), hi = mxcts__oracle_f32(c->pv[CL_MAX].f);
+  for (int64_t j = 0; j < size_of(&c->in_shape[0]); j++) {
+    const double x = in[0][j];
+    out[0][j] = x > hi ? hi : x < lo ? lo : x;
+  }
+}
+
+BWD(bwd_clip) {
+  (void)aux;
+  if (!grad[0]) return;
+  const double lo = mxcts__oracle_f32(c->pv[CL_MIN].f), hi = mxcts__oracle_f32(c->pv[CL_MAX].f);
+  for (int64_t j = 0; j < size_of(&c->in_shape[0]); j++)
+    grad[0][j] = in[0][j] > hi || in[0][j] < lo ? 0.0 : head[0][j];
+}
+
 /* ------------------------------------------------------------ the table */
 
 OP(op_reverse, "reverse", reverse_fields, 1, prep_reverse, fwd_reverse, NULL, "flip", NULL);
@@ -408,6 +443,7 @@ OP(op_activation, "Activation", act_fields, 1, prep_like_input, fwd_activation, 
    "_npx_activation", NULL);
 OP(op_leaky, "LeakyReLU", leaky_fields, NOF(leaky_fields), prep_leaky, fwd_leaky, bwd_leaky,
    "_npx_leaky_relu", NULL);
+OP(op_clip, "clip", clip_fields, NOF(clip_fields), prep_clip, fwd_clip, bwd_clip, NULL);
 
 const struct mxcts_oracle_opdef *const mxcts__oracle_ops_elemwise[] = {
     &op_reverse,      &op_copy,        &op_zeros,         &op_ones,          &op_zeros_like,
@@ -416,5 +452,5 @@ const struct mxcts_oracle_opdef *const mxcts__oracle_ops_elemwise[] = {
     &op_div_scalar,   &op_rdiv_scalar, &op_badd,          &op_bsub,          &op_bmul,
     &op_bdiv,         &op_negative,    &op_exp,           &op_log,           &op_sqrt,
     &op_square,       &op_relu,        &op_sigmoid,       &op_tanh,          &op_activation,
-    &op_leaky,        NULL,
+    &op_leaky,        &op_clip,        NULL,
 };

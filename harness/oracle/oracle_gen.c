@@ -221,6 +221,21 @@ static bool gen_pooling_ties(int k, const char *op, struct mxcts_oracle_gen_case
   return true;
 }
 
+/* clip: shape x bounds (plain, not exact in float, equal). */
+static bool gen_clip(int k, const char *op, struct mxcts_oracle_gen_case *g) {
+  static const char *const bounds[][2] = {{"-0.5", "0.5"}, {"-1.3", "0.1"}, {"0.25", "0.25"}};
+  const struct mxcts_oracle_shape *s = &shapes[digit(&k, NSHAPES)];
+  const char *const *b = bounds[digit(&k, 3)];
+  one_input(g, op, s, uniform2, true);
+  g->c.grad = MXCTS_ORACLE_GRAD_DIRECT;
+  set_param(g, "a_min", b[0]);
+  set_param(g, "a_max", b[1]);
+  char what[40];
+  snprintf(what, sizeof what, "%s:%s", b[0], b[1]);
+  name_case(g, what);
+  return true;
+}
+
 struct space {
   const char *op;
   bool (*make)(int k, const char *op, struct mxcts_oracle_gen_case *g);
@@ -245,6 +260,7 @@ static const struct space spaces[] = {
     {"tanh", gen_zeros, 1},
     {"Pooling", gen_pooling, 4 * 2 * 2 * 2 * 2 * 2 * 2},
     {"Pooling", gen_pooling_ties, 2},
+    {"clip", gen_clip, NSHAPES * 3},
 };
 
 int mxcts_oracle_num_gen_points(void) {

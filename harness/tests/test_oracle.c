@@ -169,6 +169,12 @@ START_TEST(test_unary_ops) {
   /* relu's gradient by finite differences away from 0 */
   check_hand(&(struct hand){.op = "relu", .nin = 1, .shape = {SHP(2)}, .in = {V(-0.5, 0.5)}, .out_shape = SHP(2),
                             .out = V(0, 0.5), .head = V(3, 3), .grad = {V(0, 3)}});
+  /* clip: the gradient passes at the bounds; crossed bounds test a_max first */
+  check_hand(&(struct hand){.op = "clip", .params = "a_min=-0.5;a_max=0.5", .nin = 1, .shape = {SHP(4)},
+                            .in = {V(-1, -0.5, 0.5, 2)}, .out_shape = SHP(4), .out = V(-0.5, -0.5, 0.5, 0.5),
+                            .head = V(1, 2, 3, 4), .grad = {V(0, 2, 3, 0)}});
+  check_hand(&(struct hand){.op = "clip", .params = "a_min=1;a_max=-1", .nin = 1, .shape = {SHP(3)},
+                            .in = {V(-2, 0, 2)}, .out_shape = SHP(3), .out = V(1, -1, -1)});
 }
 END_TEST
 
@@ -672,7 +678,7 @@ START_TEST(test_case_table) {
       "broadcast_div", "negative", "exp", "log", "sqrt", "square", "relu", "sigmoid", "tanh", "Activation",
       "LeakyReLU", "sum", "mean", "dot", "FullyConnected", "softmax", "log_softmax", "SoftmaxOutput",
       "LinearRegressionOutput", "Flatten", "Reshape", "transpose", "Concat", "Dropout", "Convolution",
-      "Pooling", "BatchNorm", "sgd_update", "sgd_mom_update", "adam_update"};
+      "Pooling", "BatchNorm", "sgd_update", "sgd_mom_update", "adam_update", "clip"};
   for (int i = 0; i < NOF(required); i++) ck_assert_str_eq(mxcts_oracle_canonical(required[i]), required[i]);
   ck_assert_str_eq(mxcts_oracle_canonical("flip"), "reverse");
   ck_assert_str_eq(mxcts_oracle_canonical("Softmax"), "SoftmaxOutput");

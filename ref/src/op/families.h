@@ -25,5 +25,6 @@ MXR_OP_FAMILY(pooling)
 MXR_OP_FAMILY(optimizer)
 MXR_OP_FAMILY(random)
 MXR_OP_FAMILY(cast)
+MXR_OP_FAMILY(clip)
 
 #undef MXR_OP_FAMILY

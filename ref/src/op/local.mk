@@ -31,7 +31,8 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/op/pooling.c \
 	ref/src/op/optimizer.c \
 	ref/src/op/random.c \
-	ref/src/op/cast.c
+	ref/src/op/cast.c \
+	ref/src/op/clip.c
 
 mxrefinclude_HEADERS += ref/include/mxref/op.h
 
@@ -52,7 +53,8 @@ CUDA_SOURCES += \
 	ref/src/op/cuda/pooling.cu \
 	ref/src/op/cuda/optimizer.cu \
 	ref/src/op/cuda/random.cu \
-	ref/src/op/cuda/cast.cu
+	ref/src/op/cuda/cast.cu \
+	ref/src/op/cuda/clip.cu
 CUDA_HEADER_FILES += \
 	ref/src/op/cuda/launch.h \
 	ref/src/op/cuda/kernel_util.cuh \
@@ -66,7 +68,8 @@ CUDA_HEADER_FILES += \
 	ref/src/op/cuda/convolution.h \
 	ref/src/op/cuda/convolution_gemm.h \
 	ref/src/op/cuda/pooling.h \
-	ref/src/op/cuda/optimizer.h
+	ref/src/op/cuda/optimizer.h \
+	ref/src/op/cuda/clip.h
 
 # Operator tests share the float64 reference checker.
 noinst_LTLIBRARIES += ref/tests/libop_check.la
@@ -94,7 +97,8 @@ OP_TESTS = \
 	ref/tests/test_ops_batchnorm \
 	ref/tests/test_ops_convolution \
 	ref/tests/test_ops_pooling \
-	ref/tests/test_ops_optimizer
+	ref/tests/test_ops_optimizer \
+	ref/tests/test_ops_clip
 check_PROGRAMS += $(OP_TESTS)
 TESTS += $(OP_TESTS)
 
@@ -157,3 +161,6 @@ ref_tests_test_ops_pooling_LDADD = $(OP_TEST_LIBS)
 ref_tests_test_ops_optimizer_SOURCES = ref/tests/test_ops_optimizer.c
 ref_tests_test_ops_optimizer_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_ops_optimizer_LDADD = $(OP_TEST_LIBS)
+ref_tests_test_ops_clip_SOURCES = ref/tests/test_ops_clip.c
+ref_tests_test_ops_clip_CFLAGS = $(TEST_CFLAGS)
+ref_tests_test_ops_clip_LDADD = $(OP_TEST_LIBS)
