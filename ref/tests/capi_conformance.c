@@ -66,7 +66,8 @@
   X(MXSymbolSaveToFile) X(MXSymbolCreateFromFile) X(MXExecutorSimpleBindEx)    \
   X(MXProfileCreateDomain) X(MXProfileCreateTask) X(MXProfileDurationStart)    \
   X(MXProfileDurationStop) X(MXProfileDestroyHandle) X(MXGetEnv) X(MXSetEnv) \
-  X(MXNDArraySave) X(MXNDArrayLoad)
+  X(MXNDArraySave) X(MXNDArrayLoad) X(MXRandomSeedContext)                  \
+  X(MXNDArraySyncCopyFromNDArray)
 
 static struct {
 #define CAPI_MEMBER(f) __typeof__(&f) f;
@@ -585,6 +586,147 @@ static void test_ndarray(void) {
   GUARD("MXNDArrayGetDType(freed handle)", A.MXNDArrayGetDType(a, &dtype));
   GUARD("MXNDArraySyncCopyToCPU(freed handle)", A.MXNDArraySyncCopyToCPU(a, back, 6));
   GUARD("MXNDArrayFree(freed handle) (double free)", A.MXNDArrayFree(a));
+}
+
+/* ------------------------------------------------- seeds, array copies */
+
+#define NDRAW 16
+
+/* Fill a new float32 (NDRAW,) array on (dev_type, 0) with _random_uniform
+ * and read it back into out; 0 on success. */
+static int draw_uniform(int dev_type, float *out) {
+  uint32_t n = NDRAW;
+  NDArrayHandle h = NULL;
+  if (A.MXNDArrayCreateEx(&n, 1, dev_type, 0, 0, 0, &h) != 0) {
+    diag_message("MXNDArrayCreateEx", A.MXGetLastError());
+    return -1;
+  }
+  const char *keys[] = {"shape", "low", "high"}, *vals[] = {"(16,)", "0", "1"};
+  NDArrayHandle outs[1] = {h}, *outp = outs;
+  int nout = 1;
+  const int *stypes = NULL;
+  int rc = A.MXImperativeInvokeEx(op("_random_uniform"), 0, NULL, &nout, &outp, 3, keys, vals, &stypes);
+  if (rc) diag_message("_random_uniform", A.MXGetLastError());
+  if (!rc) rc = read_array(h, out, NDRAW);
+  A.MXNDArrayFree(h);
+  return rc;
+}
+
+static int same_floats(const float *a, const float *b, int n) { return memcmp(a, b, (size_t)n * sizeof *a) == 0; }
+
+/* MXRandomSeedContext(seed, dev_type, 0) then one draw on that device. */
+static int seeded_draw(int seed, int dev_type, float *out) {
+  int rc = A.MXRandomSeedContext(seed, dev_type, 0);
+  if (rc) diag_message("MXRandomSeedContext", A.MXGetLastError());
+  return rc ? rc : draw_uniform(dev_type, out);
+}
+
+static void seed_context_on(int dev_type, const char *dev) {
+  float a[NDRAW], b[NDRAW], c[NDRAW], next[NDRAW];
+  int rc = seeded_draw(7, dev_type, a);
+  ok(rc == 0 && draw_uniform(dev_type, next) == 0, "MXRandomSeedContext(7, %s) and two draws", dev);
+  ok(!rc && !same_floats(a, next, NDRAW), "the draw after it gives other numbers (%s)", dev);
+  int in_range = !rc;
+  for (int i = 0; i < NDRAW && in_range; i++) in_range = a[i] >= 0.0f && a[i] < 1.0f;
+  ok(in_range, "uniform draws on %s lie in [0, 1)", dev);
+  ok(seeded_draw(7, dev_type, b) == 0 && same_floats(a, b, NDRAW),
+     "the same seed on %s gives the same numbers", dev);
+  ok(seeded_draw(8, dev_type, c) == 0 && !same_floats(a, c, NDRAW),
+     "another seed on %s gives other numbers", dev);
+}
+
+static void test_random(void) {
+  diag("--- MXRandomSeedContext");
+  seed_context_on(1, "cpu(0)");
+  if (gpu_count > 0) seed_context_on(2, "gpu(0)");
+  else skip("no GPU", "MXRandomSeedContext on gpu(0)");
+
+  /* MXNet takes any device type and a GPU it cannot see (a CPU build
+   * seeds its CPU generators): libmxref refuses them. */
+  GUARD("MXRandomSeedContext on device type 9", A.MXRandomSeedContext(7, 9, 0));
+  if (strict)
+    ok(strstr(A.MXGetLastError(), "device type 9") != NULL, "the refusal names device type 9");
+  else
+    skip("libmxref only", "the refusal names device type 9");
+  GUARD("MXRandomSeedContext on cpu(-1)", A.MXRandomSeedContext(7, 1, -1));
+  GUARD("MXRandomSeedContext on a GPU that does not exist",
+        A.MXRandomSeedContext(7, 2, gpu_count));
+}
+
+static void test_copy_from_ndarray(void) {
+  diag("--- MXNDArraySyncCopyFromNDArray");
+  float in[6] = {1, 2, 3, 4, 5, 6}, back[6] = {0}, zeros[6] = {0};
+  NDArrayHandle src = make2(2, 3, in), dst = make2(2, 3, NULL);
+  ok_call(A.MXNDArraySyncCopyFromNDArray(dst, src, -1), "MXNDArraySyncCopyFromNDArray(i = -1) (2,3) to (2,3)");
+  ok(read_array(dst, back, 6) == 0 && close_to(back, in, 6, 0), "the destination holds the source's data");
+  float later[6] = {9, 9, 9, 9, 9, 9};
+  A.MXNDArraySyncCopyFromCPU(src, later, 6);
+  ok(read_array(dst, back, 6) == 0 && close_to(back, in, 6, 0), "it is a copy: writing the source later leaves it");
+  ok_call(A.MXNDArraySyncCopyFromNDArray(src, src, -1), "a copy of an array onto itself does nothing");
+
+  /* MXNet: an auxiliary array exists only in a sparse destination. */
+  FAILS("MXNDArraySyncCopyFromNDArray(i = 0) into a dense array", A.MXNDArraySyncCopyFromNDArray(dst, src, 0));
+  if (strict)
+    ok(strstr(A.MXGetLastError(), "sparse storage is not implemented") != NULL,
+       "the refusal says why: no sparse storage");
+  else
+    skip("libmxref only", "the refusal says why: no sparse storage");
+  NDArrayHandle none = NULL;
+  A.MXNDArrayCreateNone(&none);
+  FAILS("MXNDArraySyncCopyFromNDArray from a placeholder", A.MXNDArraySyncCopyFromNDArray(dst, none, -1));
+  FAILS("MXNDArraySyncCopyFromNDArray into a placeholder", A.MXNDArraySyncCopyFromNDArray(none, src, -1));
+  A.MXNDArrayFree(none);
+
+  /* MXNet reshapes (and regrows) the destination and casts between dtypes;
+   * libmxref refuses, and a refused copy writes nothing. */
+  NDArrayHandle wide = make2(3, 2, NULL), small = make1(4, NULL);
+  GUARD("MXNDArraySyncCopyFromNDArray (2,3) into (3,2)", A.MXNDArraySyncCopyFromNDArray(wide, src, -1));
+  if (strict)
+    ok(strstr(A.MXGetLastError(), "(2,3)") && strstr(A.MXGetLastError(), "(3,2)"),
+       "the refusal names both shapes");
+  else
+    skip("libmxref only", "the refusal names both shapes");
+  GUARD("MXNDArraySyncCopyFromNDArray of 6 elements into 4", A.MXNDArraySyncCopyFromNDArray(small, src, -1));
+  uint32_t eight = 8;
+  float base_in[8] = {0}, base_back[8];
+  NDArrayHandle base = make_array(1, &eight, base_in), head = NULL;
+  A.MXNDArraySlice(base, 0, 2, &head);
+  NDArrayHandle six = make1(6, in);
+  GUARD("MXNDArraySyncCopyFromNDArray of 6 elements into a 2-element slice",
+        A.MXNDArraySyncCopyFromNDArray(head, six, -1));
+  if (strict)
+    ok(read_array(base, base_back, 8) == 0 && close_to(base_back, base_in, 8, 0) &&
+           read_array(wide, back, 6) == 0 && close_to(back, zeros, 6, 0),
+       "refused copies wrote nothing (the slice's base and the (3,2) array are still zeros)");
+  else
+    skip("libmxref only", "refused copies wrote nothing");
+  NDArrayHandle tail = NULL;
+  A.MXNDArraySlice(base, 2, 4, &tail);
+  GUARD("MXNDArraySyncCopyFromNDArray between two slices of one array (MXNet skips it)",
+        A.MXNDArraySyncCopyFromNDArray(tail, head, -1));
+  NDArrayHandle f64 = NULL;
+  uint32_t shape[2] = {2, 3};
+  A.MXNDArrayCreateEx(shape, 2, 1, 0, 0, 1, &f64);
+  GUARD("MXNDArraySyncCopyFromNDArray float32 into float64", A.MXNDArraySyncCopyFromNDArray(f64, src, -1));
+  GUARD("MXNDArraySyncCopyFromNDArray(i = -2)", A.MXNDArraySyncCopyFromNDArray(dst, src, -2));
+  GUARD("MXNDArraySyncCopyFromNDArray(NULL source)", A.MXNDArraySyncCopyFromNDArray(dst, NULL, -1));
+  GUARD("MXNDArraySyncCopyFromNDArray(NULL destination)", A.MXNDArraySyncCopyFromNDArray(NULL, src, -1));
+
+  if (gpu_count > 0) {
+    NDArrayHandle g = NULL, out = make2(2, 3, NULL);
+    int rc = A.MXNDArrayCreateEx(shape, 2, 2, 0, 0, 0, &g);
+    ok(rc == 0 && A.MXNDArraySyncCopyFromNDArray(g, dst, -1) == 0 &&
+           A.MXNDArraySyncCopyFromNDArray(out, g, -1) == 0 && read_array(out, back, 6) == 0 &&
+           close_to(back, in, 6, 0),
+       "cpu(0) -> gpu(0) -> cpu(0) round-trips");
+    if (g) A.MXNDArrayFree(g);
+    A.MXNDArrayFree(out);
+  } else {
+    skip("no GPU", "cpu(0) -> gpu(0) -> cpu(0) round-trips");
+  }
+  NDArrayHandle all[] = {src, dst, wide, small, base, head, tail, six, f64};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (all[i]) A.MXNDArrayFree(all[i]);
 }
 
 /* ----------------------------------------------------------- engine push */
@@ -1775,6 +1917,8 @@ int main(int argc, char **argv) {
   test_global();
   test_ops();
   test_ndarray();
+  test_random();
+  test_copy_from_ndarray();
   test_ndarray_file();
   test_engine();
   test_imperative();

@@ -123,6 +123,12 @@ int MXStorageEmptyCache(int dev_type, int dev_id);
 /* Seed the random number generators of random ops. */
 int MXRandomSeed(int seed);
 
+/* Seed the random number generators of one device: dev_type 1 cpu, 2 gpu,
+ * 3 cpu_pinned, 5 cpu_shared.  libmxref's devices share one seed, so this
+ * reseeds every device, as MXRandomSeed does; it fails for an unknown
+ * device type, a negative id or a GPU that does not exist. */
+int MXRandomSeedContext(int seed, int dev_type, int dev_id);
+
 /* Finish all pending engine work before the process exits.  Handles may
  * still be used (and freed) afterwards. */
 int MXNotifyShutdown(void);
@@ -167,6 +173,12 @@ int MXNDArrayFree(NDArrayHandle handle);
  * the array, or from the array into host memory, waiting as needed. */
 int MXNDArraySyncCopyFromCPU(NDArrayHandle handle, const void *data, size_t size);
 int MXNDArraySyncCopyToCPU(NDArrayHandle handle, void *data, size_t size);
+
+/* Copy the data of handle_src into handle_dst (i = -1) and wait until the
+ * copy is done.  The arrays must have the same shape and dtype; they may be
+ * on different devices.  i >= 0 (an auxiliary array of a sparse
+ * destination) fails: libmxref has no sparse storage. */
+int MXNDArraySyncCopyFromNDArray(NDArrayHandle handle_dst, const NDArrayHandle handle_src, const int i);
 
 /* Wait until pending writes (WaitToRead) or all pending accesses
  * (WaitToWrite) of the array are done; WaitAll waits for every pushed op.

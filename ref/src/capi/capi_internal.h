@@ -130,6 +130,12 @@ int mxr__capi_wrap_ndarray(mxr_ndarray *arr, NDArrayHandle *out);
 /* Check an operator handle and return the op. */
 int mxr__capi_op(const void *creator, const char *fn, const mxr_op **out);
 
+/* Check a context given as (dev_type, dev_id): a device type MXNet
+ * defines (1 cpu, 2 gpu, 3 cpu_pinned, 5 cpu_shared) and a non-negative
+ * id.  Whether that GPU exists is left to the caller.  0 or MXR_EINVAL
+ * with a message naming the value. */
+int mxr__capi_check_device(const char *fn, int dev_type, int dev_id);
+
 /* A NULL out pointer (or other required pointer argument). */
 int mxr__capi_null(const char *fn, const char *what);
 

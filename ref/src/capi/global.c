@@ -109,9 +109,30 @@ int MXStorageEmptyCache(int dev_type, int dev_id) {
   return capi_ret(mxr_storage_release_cache(ctx));
 }
 
-/* Random ops draw from per-call seeds the native runtime derives itself;
- * it has no entry point to reseed them yet (docs/c-api.md). */
+/* Random ops draw from per-call seeds derived from one process seed
+ * (common/random.h), shared by every device: the draws are counter-based
+ * and the same on CPU and GPU. */
 int MXRandomSeed(int seed) { return mxr_random_seed(seed) == 0 ? 0 : -1; }
+
+/* MXNet seeds the given device's generators (and, for a GPU, the CPU's as
+ * well).  libmxref's devices share the one process seed, so seeding any
+ * context reseeds them all; what a context-specific call adds is the check
+ * that the context is one this process could draw on. */
+int MXRandomSeedContext(int seed, int dev_type, int dev_id) {
+  static const char fn[] = "MXRandomSeedContext";
+  int st = mxr__capi_check_device(fn, dev_type, dev_id);
+  if (!st && dev_type == MXR_DEV_GPU && dev_id >= mxr_gpu_count()) {
+    int n = mxr_gpu_count();
+    if (n == 0)
+      st = mxr_set_error(MXR_ENODEV, "%s: gpu(%d) is not available: no GPUs (%s)", fn, dev_id,
+                         mxr_gpu_unavailable_reason());
+    else
+      st = mxr_set_error(MXR_ENODEV, "%s: gpu(%d) is not available: %d GPU%s (0..%d)", fn, dev_id, n,
+                         n == 1 ? "" : "s", n - 1);
+  }
+  if (!st) st = mxr_random_seed(seed);
+  return capi_ret(st);
+}
 
 /* MXNet waits for all work here and keeps its engine; so do we, because
  * frontends free their handles after this call (Python at exit). */

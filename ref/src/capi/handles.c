@@ -1,6 +1,7 @@
 /*
- * The C API's handle wrappers (with their quarantine), the operator table
- * used to check op handles, and the per-thread return buffers.  See
+ * The C API's handle wrappers (with their quarantine), the checks of
+ * arguments several calls share (contexts, NULL pointers), the operator
+ * table used to check op handles, and the per-thread return buffers.  See
  * capi_internal.h.
  */
 #include <pthread.h>
@@ -135,6 +136,21 @@ int mxr__capi_wrap_ndarray(mxr_ndarray *arr, NDArrayHandle *out) {
   }
   h->arr = arr;
   *out = h;
+  return 0;
+}
+
+int mxr__capi_check_device(const char *fn, int dev_type, int dev_id) {
+  switch (dev_type) {
+    case MXR_DEV_CPU:
+    case MXR_DEV_GPU:
+    case MXR_DEV_CPU_PINNED:
+    case MXR_DEV_CPU_SHARED:
+      break;
+    default:
+      return mxr_set_error(MXR_EINVAL, "%s: unknown device type %d (1 cpu, 2 gpu, 3 cpu_pinned, 5 cpu_shared)",
+                           fn, dev_type);
+  }
+  if (dev_id < 0) return mxr_set_error(MXR_EINVAL, "%s: negative device id %d", fn, dev_id);
   return 0;
 }
 

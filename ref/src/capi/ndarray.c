@@ -1,24 +1,11 @@
 /* C API: NDArrays. */
 #include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "capi/capi_internal.h"
 #include "mxref/engine.h"
-
-static int check_device(const char *fn, int dev_type, int dev_id) {
-  switch (dev_type) {
-    case MXR_DEV_CPU:
-    case MXR_DEV_GPU:
-    case MXR_DEV_CPU_PINNED:
-    case MXR_DEV_CPU_SHARED:
-      break;
-    default:
-      return mxr_set_error(MXR_EINVAL, "%s: unknown device type %d (1 cpu, 2 gpu, 3 cpu_pinned, 5 cpu_shared)",
-                           fn, dev_type);
-  }
-  if (dev_id < 0) return mxr_set_error(MXR_EINVAL, "%s: negative device id %d", fn, dev_id);
-  return 0;
-}
 
 int MXNDArrayCreateEx(const uint32_t *shape, uint32_t ndim, int dev_type, int dev_id,
                       int delay_alloc, int dtype, NDArrayHandle *out) {
@@ -28,7 +15,7 @@ int MXNDArrayCreateEx(const uint32_t *shape, uint32_t ndim, int dev_type, int de
     return capi_ret(mxr_set_error(MXR_EINVAL, "%s: ndim %u is more than the %d dimensions supported", fn,
                                   (unsigned)ndim, MXR_MAX_NDIM));
   if (ndim > 0 && !shape) return capi_ret(mxr__capi_null(fn, "shape"));
-  int st = check_device(fn, dev_type, dev_id);
+  int st = mxr__capi_check_device(fn, dev_type, dev_id);
   if (st) return -1;
   if (mxr_dtype_size(dtype) == 0)
     return capi_ret(mxr_set_error(MXR_EINVAL, "%s: unknown dtype %d", fn, dtype));
@@ -102,6 +89,71 @@ int MXNDArraySyncCopyToCPU(NDArrayHandle handle, void *data, size_t size) {
   int st = mxr__capi_ndarray(handle, fn, "handle", &arr);
   if (!st) st = copy_check(fn, arr, data, size);
   if (!st && size > 0) st = mxr_ndarray_sync_copy_to_cpu(arr, data, size);
+  return capi_ret(st);
+}
+
+/* The shape as MXNet prints it, "(2,3)" or "(4,)", into buf. */
+static const char *shape_text(mxr_ndarray *arr, char *buf, size_t cap) {
+  const int64_t *s = mxr_ndarray_shape(arr);
+  int nd = mxr_ndarray_ndim(arr);
+  size_t used = (size_t)snprintf(buf, cap, "(");
+  for (int d = 0; d < nd && used < cap; d++)
+    used += (size_t)snprintf(buf + used, cap - used, "%s%lld", d ? "," : "", (long long)s[d]);
+  if (used < cap) snprintf(buf + used, cap - used, nd == 1 ? ",)" : ")");
+  return buf;
+}
+
+static bool same_shape(mxr_ndarray *a, mxr_ndarray *b) {
+  int nd = mxr_ndarray_ndim(a);
+  if (nd != mxr_ndarray_ndim(b)) return false;
+  const int64_t *sa = mxr_ndarray_shape(a), *sb = mxr_ndarray_shape(b);
+  for (int d = 0; d < nd; d++)
+    if (sa[d] != sb[d]) return false;
+  return true;
+}
+
+/* MXNet copies src's data into dst's data (i = -1) or into dst's auxiliary
+ * array i (i >= 0, a sparse dst), then waits for the copy.  Every array
+ * here is dense, so only i = -1 can succeed.  Where MXNet would reshape dst
+ * to src's shape or cast between dtypes, we refuse: dst keeps the shape
+ * and dtype it was created with, and the copy writes exactly its size. */
+int MXNDArraySyncCopyFromNDArray(NDArrayHandle handle_dst, const NDArrayHandle handle_src, const int i) {
+  static const char fn[] = "MXNDArraySyncCopyFromNDArray";
+  mxr_ndarray *dst, *src;
+  int st = mxr__capi_ndarray(handle_dst, fn, "handle_dst", &dst);
+  if (!st) st = mxr__capi_ndarray(handle_src, fn, "handle_src", &src);
+  if (st) return -1;
+  if (i >= 0)
+    return capi_ret(mxr_set_error(MXR_ENOTIMPL,
+                                  "%s: i = %d names an auxiliary array of a sparse destination; sparse "
+                                  "storage is not implemented by libmxref, so no array has one",
+                                  fn, i));
+  if (i != -1)
+    return capi_ret(mxr_set_error(MXR_EINVAL, "%s: i = %d: -1 copies the data, i >= 0 an auxiliary array",
+                                  fn, i));
+  if (mxr_ndarray_is_none(src) || mxr_ndarray_is_none(dst))
+    return capi_ret(mxr_set_error(MXR_EINVAL, "%s: the %s is a placeholder with no shape", fn,
+                                  mxr_ndarray_is_none(src) ? "source" : "destination"));
+  char ss[MXR_MAX_NDIM * 24 + 3], ds[MXR_MAX_NDIM * 24 + 3];
+  if (!same_shape(src, dst))
+    return capi_ret(mxr_set_error(MXR_EINVAL,
+                                  "%s: the source's shape %s differs from the destination's %s "
+                                  "(libmxref does not reshape the destination)",
+                                  fn, shape_text(src, ss, sizeof ss), shape_text(dst, ds, sizeof ds)));
+  if (mxr_ndarray_dtype(src) != mxr_ndarray_dtype(dst))
+    return capi_ret(mxr_set_error(MXR_EINVAL,
+                                  "%s: the source's dtype %s differs from the destination's %s "
+                                  "(libmxref does not cast in this copy)",
+                                  fn, mxr_dtype_name(mxr_ndarray_dtype(src)),
+                                  mxr_dtype_name(mxr_ndarray_dtype(dst))));
+  if (src == dst) return 0; /* MXNet skips a copy onto itself */
+  if (mxr_ndarray_var(src) == mxr_ndarray_var(dst))
+    return capi_ret(mxr_set_error(MXR_EINVAL,
+                                  "%s: the source and the destination share memory (one is a view "
+                                  "of the other, or both of one array)",
+                                  fn));
+  st = mxr_ndarray_copy_to(src, dst);
+  if (!st) st = mxr_ndarray_wait_to_read(dst);
   return capi_ret(st);
 }
 
