@@ -8,7 +8,8 @@
 # The peer files (PEER_DIR, default SRCDIR/../shared/peer/mxnet-1.9.1) are
 # copied to a scratch folder under BUILDDIR and run there unmodified, with
 # our pytest plugin ci/peer/mxcts_peer.py recording each test.  They run in
-# a virtual environment (PEER_VENV, default BUILDDIR/peer-venv) holding the
+# a virtual environment (PEER_VENV, default BUILDDIR/python-env, made by
+# ci/python-env.sh) holding the
 # mxnet==1.9.1 wheel's Python package, numpy < 1.24, pytest,
 # pytest-rerunfailures, nose, requests and scipy (the GPU files import it),
 # installed with pip once (a wheel that `make check-mxnet` downloaded is
@@ -31,7 +32,7 @@ set -u
 builddir=${1:?usage: check-peer.sh BUILDDIR SRCDIR}
 srcdir=${2:?usage: check-peer.sh BUILDDIR SRCDIR}
 peer=${PEER_DIR:-$srcdir/../shared/peer/mxnet-1.9.1}
-venv=${PEER_VENV:-$builddir/peer-venv}
+venv=${PEER_VENV:-$builddir/python-env}
 libs=${PEER_LIBS:-mxref mxnet}
 files=${PEER_FILES:-"test_engine.py test_exc_handling.py test_autograd.py test_executor.py test_symbol.py test_profiler.py test_operator.py"}
 libmxref=$builddir/ref/.libs/libmxref.so
@@ -43,32 +44,16 @@ skip() { say "SKIP: $*"; exit 77; }
 [ -f "$libmxref" ] || { say "$libmxref is not built"; exit 1; }
 command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
 
-# The environment: made once, checked every time.
+# The environment: made once (ci/python-env.sh), checked every time.
 py=$venv/bin/python
-ready() {
-    env -u MXNET_LIBRARY_PATH "$py" -c 'import mxnet, numpy, pytest, nose, scipy, pytest_rerunfailures' \
-        >/dev/null 2>&1
-}
-if ! ready; then
-    python3 -m venv "$venv" >/dev/null 2>&1 || skip "python3 cannot make a virtual environment (python3-venv)"
-    links=
-    [ -d "$builddir/mxnet-wheel/download" ] && links="--find-links $builddir/mxnet-wheel/download"
-    say "installing mxnet==1.9.1, numpy<1.24, pytest, pytest-rerunfailures, nose, requests into $venv"
-    # shellcheck disable=SC2086  # links is an option pair or empty
-    if ! timeout "${FETCH_TIMEOUT:-900}" "$py" -m pip install --timeout "${PIP_TIMEOUT:-60}" \
-            --retries 2 --progress-bar off $links mxnet==1.9.1 'numpy<1.24' pytest pytest-rerunfailures nose requests \
-            'scipy<1.12' \
-            >"$builddir/peer-pip.log" 2>&1; then
-        tail -n 5 "$builddir/peer-pip.log" >&2
-        if ! python3 -c 'import urllib.request; urllib.request.urlopen("https://pypi.org/simple/mxnet/", timeout=20).read(1)' \
-                >/dev/null 2>&1; then
-            skip "the package index (https://pypi.org) is not reachable"
-        fi
-        say "pip failed (log: $builddir/peer-pip.log)"
-        exit 1
-    fi
-    ready || { say "the environment in $venv does not import mxnet"; exit 1; }
-fi
+rc=0
+sh "$srcdir/ci/python-env.sh" "$venv" --wheels "$builddir/mxnet-wheel/download" \
+    pytest pytest-rerunfailures nose requests 'scipy<1.12' || rc=$?
+case $rc in
+    0) ;;
+    77) exit 77 ;;
+    *) exit 1 ;;
+esac
 
 run=${PEER_RUN:-$builddir/peer-run}
 rm -rf "$run" && mkdir -p "$run/results" || exit 1

@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # Run the checks CI runs, without Docker, from the repository root.
 #
-# usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--skip-mxnet] [--skip-mxnet-matrix] [--skip-peer] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]
+# usage: ci/check.sh [--full] [--sanitizers] [--distcheck] [--mxnet-matrix] [--peer] [--container] [--mutants] [--skip-deps] [--skip-mxnet] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]
+#
+# Without options: the stages CI runs (deps, bootstrap, main, nocuda,
+# mxnet), within CI's time on a 2-core machine.  --full (make check-full)
+# adds every other stage: what engineers run before resolving an issue.
 #
 # Stages (each in its own build directory, relative to the repository root):
-#   main        ci/install-deps.sh, ./bootstrap, configure --enable-werror
-#               $CONFIGURE_FLAGS in DIR (default _build-ci), make -j$MAKE_JOBS,
-#               make -j$CHECK_JOBS check
+#   deps        ci/install-deps.sh
+#   bootstrap   ./bootstrap
+#   main        configure --enable-werror $CONFIGURE_FLAGS in DIR (default
+#               _build-ci), make -j$MAKE_JOBS, make python-env (ci/python-env.sh:
+#               MXNet 1.9.1's Python package, so that seed-gluon-bulking runs;
+#               skipped with the reason when PyPI cannot be reached), make
+#               -j$CHECK_JOBS check
 #   nocuda      DIR-nocuda: configure --without-cuda, build everything, make
 #               check-ops (the op tests; the registry test checks that no op
 #               claims a GPU kernel): the CPU-only build that CI's CUDA build
@@ -15,13 +23,19 @@
 #   mxnet       make check-mxnet in DIR: the C API conformance program on MXNet
 #               1.9.1's libmxnet.so, fetched from PyPI with pip; recorded as
 #               skipped (not failed) when the wheel cannot be had here
-#   mxnet-matrix  make check-mxnet-matrix-untimed in DIR: the untimed suites
-#               against every MXNet release of ci/mxnet-matrix.sh (1.4.1 ...
-#               1.9.1), wheels cached in ~/.cache/mxcts/wheels; skipped when
-#               no wheel can be fetched
-#   peer        make check-peer in DIR (ci/check-peer.sh): MXNet 1.9.1's own
-#               Python tests on libmxref and on MXNet; recorded as skipped
+# The stages of --full (each also on its own with its option):
+#   mxnet-matrix  (--mxnet-matrix) make check-mxnet-matrix-untimed in DIR:
+#               the untimed suites against every MXNet release of
+#               ci/mxnet-matrix.sh (1.4.1 ... 1.9.1), wheels cached in
+#               ~/.cache/mxcts/wheels; skipped when no wheel can be fetched
+#   peer        (--peer) make check-peer in DIR (ci/check-peer.sh): MXNet
+#               1.9.1's own Python tests on libmxref and on MXNet; skipped
 #               when they cannot run here (no peer files, PyPI unreachable)
+#   container   (--container) ci/check-container.sh --install-tools: the CPU
+#               image on a debootstrap base, this script run inside it
+#               offline; skipped where container tools cannot work
+#   mutants     (--mutants) make check-mutants in DIR: every mutant patch
+#               of harness/tests/mutants/ killed by its assertions
 #   tsan        (--sanitizers) DIR-tsan: --enable-sanitizers=thread, make check-engine
 #   asan        (--sanitizers) DIR-asan: --enable-sanitizers=address,undefined, make check
 #   distcheck   (--distcheck) make distcheck in DIR (configure flags passed on
@@ -29,8 +43,6 @@
 #
 #   --skip-deps        do not run ci/install-deps.sh
 #   --skip-mxnet       do not run the mxnet and mxnet-matrix stages
-#   --skip-mxnet-matrix  do not run the mxnet-matrix stage
-#   --skip-peer        do not run the peer stage
 #   --build-dir DIR    main build directory (also $BUILD_DIR)
 #   --count-results DIR STAMP
 #                      only print "N passed, N failed, N skipped" for the .trs
@@ -50,7 +62,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: ci/check.sh [--sanitizers] [--distcheck] [--skip-deps] [--skip-mxnet] [--skip-mxnet-matrix] [--skip-peer] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]"
+    echo "usage: ci/check.sh [--full] [--sanitizers] [--distcheck] [--mxnet-matrix] [--peer] [--container] [--mutants] [--skip-deps] [--skip-mxnet] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]"
 }
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,18 +73,23 @@ do_sanitizers=0
 do_distcheck=0
 do_deps=1
 do_mxnet=1
-do_matrix=1
-do_peer=1
+do_matrix=0
+do_peer=0
+do_container=0
+do_mutants=0
 count_args=()
 
 while [ $# -gt 0 ]; do
     case $1 in
+        --full) do_sanitizers=1; do_distcheck=1; do_matrix=1; do_peer=1; do_container=1; do_mutants=1 ;;
         --sanitizers) do_sanitizers=1 ;;
         --distcheck) do_distcheck=1 ;;
+        --mxnet-matrix) do_matrix=1 ;;
+        --peer) do_peer=1 ;;
+        --container) do_container=1 ;;
+        --mutants) do_mutants=1 ;;
         --skip-deps) do_deps=0 ;;
         --skip-mxnet) do_mxnet=0; do_matrix=0 ;;
-        --skip-mxnet-matrix) do_matrix=0 ;;
-        --skip-peer) do_peer=0 ;;
         --build-dir)
             [ $# -ge 2 ] || { usage >&2; exit 2; }
             build_dir=$2; shift ;;
@@ -80,7 +97,7 @@ while [ $# -gt 0 ]; do
         --count-results)
             [ $# -ge 3 ] || { usage >&2; exit 2; }
             count_args=("$2" "$3"); shift 2 ;;
-        -h|--help) usage; sed -n '6,40s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        -h|--help) usage; awk 'NR > 4 && /^#/ { sub(/^# ?/, ""); print; next } NR > 4 { exit }' "$0"; exit 0 ;;
         *) usage >&2; echo "check.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
@@ -207,6 +224,10 @@ run_stage() {
         record "$name" "FAIL (build)"
         return 2
     fi
+    if [ "$name" = main ] && ! python_env "$dir"; then
+        record "$name" "FAIL (python-env)"
+        return 2
+    fi
     log "make -j$check_jobs $target in $(rel "$dir")"
     if make -C "$dir" -j"$check_jobs" "$target"; then
         record "$name" "ok ($(count_results "$dir" "$stamp"))"
@@ -215,6 +236,20 @@ run_stage() {
     report_failures "$dir" "$stamp"
     record "$name" "FAIL$(count_if_any "$dir" "$stamp")"
     return 1
+}
+
+# MXNet 1.9.1's Python package in DIR/python-env (ci/python-env.sh), where
+# make check runs the suites with a Python workload; when it cannot be made
+# here (offline) they are skipped, with the reason, and this succeeds.
+python_env() {
+    local dir=$1 rc=0
+    log "make python-env in $(rel "$dir")"
+    sh "$srcdir/ci/python-env.sh" "$dir/python-env" --wheels "$dir/mxnet-wheel/download" || rc=$?
+    case $rc in
+        0) return 0 ;;
+        77) echo "check.sh: the suites with a Python workload will be skipped (reason above)"; return 0 ;;
+        *) return 1 ;;
+    esac
 }
 
 # The mxnet stage: fetch MXNet's wheel (ref/tests/capi_fetch_mxnet.sh exits
@@ -277,17 +312,46 @@ run_peer_stage() {
     esac
 }
 
+# The container stage: ci/check-container.sh exits 77 when container tools
+# cannot work here.  Returns 0 when it passed or was skipped.
+run_container_stage() {
+    local rc=0
+    log "stage container"
+    stage_start=$SECONDS
+    bash "$srcdir/ci/check-container.sh" --install-tools --out "$build_dir/check-container" || rc=$?
+    case $rc in
+        0) record container "ok" ;;
+        77) record container "skipped (reason above)"; return 0 ;;
+        *) record container "FAIL"; return 1 ;;
+    esac
+}
+
+# The mutants stage: make check-mutants (build-aux/check-mutants.sh).
+run_mutants_stage() {
+    log "stage mutants"
+    stage_start=$SECONDS
+    if make -C "$build_dir" check-mutants; then
+        record mutants "ok (every mutant killed)"
+        return 0
+    fi
+    record mutants "FAIL (see the SURVIVED, STALE or BROKEN lines above)"
+    return 1
+}
+
 status=0
+run_start=$SECONDS
 
 if [ "$do_deps" -eq 1 ]; then
-    log "install dependencies"
-    bash "$srcdir/ci/install-deps.sh"
+    log "stage deps"
+    stage_start=$SECONDS
+    if bash "$srcdir/ci/install-deps.sh"; then record deps ok; else record deps FAIL; exit 1; fi
 fi
 
 log "$(${CC:-cc} --version 2>/dev/null | head -n 1); make -j$make_jobs, tests -j$check_jobs; $(nproc) CPUs"
 
-log "bootstrap"
-(cd "$srcdir" && ./bootstrap)
+log "stage bootstrap"
+stage_start=$SECONDS
+if (cd "$srcdir" && ./bootstrap); then record bootstrap ok; else record bootstrap FAIL; exit 1; fi
 
 main_rc=0
 run_stage main "$build_dir" check || main_rc=$?
@@ -316,6 +380,18 @@ if [ "$do_peer" -eq 1 ]; then
         record peer "not run (main build failed)"
     else
         run_peer_stage || status=1
+    fi
+fi
+
+if [ "$do_container" -eq 1 ]; then
+    run_container_stage || status=1
+fi
+
+if [ "$do_mutants" -eq 1 ]; then
+    if [ "$main_rc" -eq 2 ]; then
+        record mutants "not run (main build failed)"
+    else
+        run_mutants_stage || status=1
     fi
 fi
 
@@ -353,8 +429,9 @@ fi
 
 log "summary"
 for i in "${!stage_names[@]}"; do
-    printf '  %-10s %s\n' "${stage_names[$i]}" "${stage_results[$i]}"
+    printf '  %-12s %s\n' "${stage_names[$i]}" "${stage_results[$i]}"
 done
+printf '  %-12s %dm%02ds\n' total $(((SECONDS - run_start) / 60)) $(((SECONDS - run_start) % 60))
 if [ "$status" -eq 0 ]; then
     echo "check.sh: all stages passed"
 else

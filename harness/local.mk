@@ -6,13 +6,15 @@
 #   common/  errors, memory, strings, files, RNG, clock, statistics
 #            (libmxcts_common, no Jansson) and the JSON helpers (libmxcts_json)
 #   suite/   suite and expectation files
-#   run/     plans, running probe processes, result files, sessions
+#   run/     plans, running probe processes, result files
+#   session/ a whole run, judged batch by batch
 #   judge/   verdicts
 #   report/  TAP, JUnit, JSON and HTML reports
 #   compare/ performance A/B between implementations (mxcts compare)
 #   cli/     the mxcts program, mxcts-parallel, the man page
 #   probe/   mxcts-probe
 #   oracle/  the float64 oracle of the numerics suite
+#   networks/ seed 004's networks (netgen.py) and their reference outputs
 #   tests/   unit tests, mock implementations, the conformance runs
 #
 # Includes are written relative to harness/ ("run/run.h"), and the harness

@@ -100,6 +100,8 @@ static const char help_run_opts[] =
     "                      or those suites are skipped with the reason\n"
     "  --python-dir DIR    where their Python probe scripts are (default: the in-tree\n"
     "                      harness/probe/python or the installed one)\n"
+    "  --no-python REASON  skip the suites with a Python workload, giving REASON (a\n"
+    "                      script that knows no interpreter can import mxnet says why)\n"
     "  --timeout-scale X   multiply every suite's per-process timeout\n"
     "  --max-backoff S     longest wait before a batch while rounds run contended\n"
     "                      (default 30; 0: no wait)\n"
@@ -257,7 +259,7 @@ enum {
   OPT_IMPL = 256, OPT_IMPL_NAME, OPT_PROBE, OPT_SUITES, OPT_SUITE, OPT_ROUNDS, OPT_SEED, OPT_OUT,
   OPT_EXPECT, OPT_TAP, OPT_JUNIT, OPT_JSON, OPT_HTML, OPT_JOBS, OPT_PASS_ENV, OPT_TSCALE,
   OPT_GRACE, OPT_LOCK_FILE, OPT_NO_PROGRESS, OPT_HELP, OPT_NEXT_BATCH, OPT_DIR, OPT_TIMEOUT, OPT_LOCK,
-  OPT_KEEP_GOING, OPT_GROUP_FILE, OPT_MAX_BACKOFF, OPT_ASSERTION, OPT_PYTHON, OPT_PYTHON_DIR, OPT_TARGETS
+  OPT_KEEP_GOING, OPT_GROUP_FILE, OPT_MAX_BACKOFF, OPT_ASSERTION, OPT_PYTHON, OPT_PYTHON_DIR, OPT_NO_PYTHON, OPT_TARGETS
 };
 
 static const struct option run_longopts[] = {
@@ -279,6 +281,7 @@ static const struct option run_longopts[] = {
     {"pass-env", required_argument, NULL, OPT_PASS_ENV},
     {"python", required_argument, NULL, OPT_PYTHON},
     {"python-dir", required_argument, NULL, OPT_PYTHON_DIR},
+    {"no-python", required_argument, NULL, OPT_NO_PYTHON},
     {"timeout-scale", required_argument, NULL, OPT_TSCALE},
     {"max-backoff", required_argument, NULL, OPT_MAX_BACKOFF},
     {"grace", required_argument, NULL, OPT_GRACE},
@@ -364,6 +367,10 @@ static int run_option(const char *cmd, int c, const char *arg, struct cli *cl) {
     set_str(&o->python, arg);
     return 0;
   case OPT_PYTHON_DIR: set_str(&o->python_dir, arg); return 0;
+  case OPT_NO_PYTHON:
+    if (!*arg) return usage_error(cmd, "--no-python: empty reason");
+    set_str(&o->no_python, arg);
+    return 0;
   case OPT_TSCALE:
     if (!parse_double(arg, 0.001, 1000, &o->timeout_scale))
       return usage_error(cmd, "--timeout-scale %s: expected a number in [0.001, 1000]", arg);
@@ -649,7 +656,7 @@ static int cmd_exec(int argc, char **argv) {
     char *empty[] = {NULL};
     struct mxcts_proc proc = {dir,       dir,         argv + i,      env.n ? env.v : empty,
                               e.timeout, e.exclusive, e.group_file ? 0 : MXCTS_NO_GROUP};
-    struct mxcts_run_opts ro = {1, e.grace, lock, NULL, false, e.group_file};
+    struct mxcts_run_opts ro = {1, e.grace, lock, NULL, false, e.group_file, NULL, NULL};
     rc = mxcts_run_procs(&proc, 1, &ro) ? internal_error("exec") : 0;
     free(dir);
     free(lock);

@@ -240,7 +240,7 @@ int mxcts_compare_run(const struct mxcts_compare_opts *o, json_t **out) {
   if (o->note)
     fprintf(o->note, "mxcts compare: %zu libraries, %zu processes, seed %llu, results in %s\n",
             nlibs, nprocs, (unsigned long long)o->base->seed, o->base->out);
-  struct mxcts_run_opts ro = {1, o->base->grace_s, o->base->lock_file, NULL, false, NULL};
+  struct mxcts_run_opts ro = {1, o->base->grace_s, o->base->lock_file, NULL, false, NULL, NULL, NULL};
   rc = mxcts_run_procs(procs, nprocs, &ro);
   free(procs);
   if (!rc) {

@@ -50,6 +50,7 @@ void mxcts_options_free(struct mxcts_options *o) {
   free(o->self);
   free(o->python);
   free(o->python_dir);
+  free(o->no_python);
   memset(o, 0, sizeof *o);
 }
 
@@ -73,6 +74,7 @@ static void copy_options(struct mxcts_options *to, const struct mxcts_options *f
   to->self = mxcts_xstrdup(from->self);
   to->python = mxcts_xstrdup(from->python);
   to->python_dir = mxcts_xstrdup(from->python_dir);
+  to->no_python = mxcts_xstrdup(from->no_python);
   memset(&to->suites, 0, sizeof to->suites);
   memset(&to->assertions, 0, sizeof to->assertions);
   memset(&to->pass_env, 0, sizeof to->pass_env);
@@ -236,7 +238,7 @@ static char *run_preflight(const struct mxcts_plan *p, const char *name, const c
   struct mxcts_proc proc = {id, dir, words.v, env.v,
                             MXCTS_DEFAULT_TIMEOUT * (p->opt.timeout_scale > 0 ? p->opt.timeout_scale : 1.0),
                             false, MXCTS_NO_GROUP};
-  struct mxcts_run_opts ro = {1, p->opt.grace_s, p->opt.lock_file, NULL, false, NULL};
+  struct mxcts_run_opts ro = {1, p->opt.grace_s, p->opt.lock_file, NULL, false, NULL, NULL, NULL};
   if (mxcts_run_procs(&proc, 1, &ro) != 0) {
     free(dir);
     dir = NULL;
@@ -380,7 +382,9 @@ static void check_requirements(struct mxcts_plan *p) {
   for (size_t si = 0; si < p->nsuites; si++) {
     if (p->skip_reason[si]) continue;
     if (p->suites[si].python) {
-      if (!python_checked) no_python = python_unusable(p);
+      if (!python_checked)
+        no_python = p->opt.no_python ? mxcts_xasprintf("no Python: %s (--no-python)", p->opt.no_python)
+                                     : python_unusable(p);
       python_checked = true;
       p->skip_reason[si] = no_python ? mxcts_xstrdup(no_python) : python_script_missing(p, si);
     }
@@ -548,7 +552,7 @@ static json_t *strv_json(const struct mxcts_strv *l) {
 
 static json_t *options_json(const struct mxcts_options *o) {
   return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i,"
-                   " s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o}",
+                   " s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
                    "impl", str_or_null(o->impl), "impl_name", str_or_null(o->impl_name), "probe",
                    str_or_null(o->probe), "suites_dir", str_or_null(o->suites_dir), "suites",
                    strv_json(&o->suites), "assertions", strv_json(&o->assertions), "out",
@@ -560,7 +564,7 @@ static json_t *options_json(const struct mxcts_options *o) {
                    "max_backoff_s", o->max_backoff_s,
                    "lock_file", str_or_null(o->lock_file), "pass_env", strv_json(&o->pass_env),
                    "self", str_or_null(o->self), "python", str_or_null(o->python),
-                   "python_dir", str_or_null(o->python_dir));
+                   "python_dir", str_or_null(o->python_dir), "no_python", str_or_null(o->no_python));
 }
 
 static json_t *job_json(const struct mxcts_plan *p, const struct mxcts_job *j) {
@@ -616,25 +620,51 @@ static size_t *config_group_bases(const struct mxcts_plan *p) {
   return base;
 }
 
-int mxcts_plan_run_jobs(struct mxcts_plan *p, size_t first, bool progress) {
+/* What mxcts_plan_run_jobs tracks while a batch runs: the jobs of each
+ * suite still to end, and the hook to call when a suite's have. */
+struct batch_watch {
+  struct mxcts_plan *plan;
+  size_t first;
+  size_t *left; /* per suite */
+  struct mxcts_progress *progress;
+  mxcts_suite_done_fn suite_done;
+  void *ctx;
+};
+
+static void job_done(void *ctx, size_t proc) {
+  struct batch_watch *w = ctx;
+  size_t suite = w->plan->jobs[w->first + proc].suite;
+  if (--w->left[suite] > 0 || !w->suite_done) return;
+  char *line = w->suite_done(w->ctx, w->plan, suite);
+  if (line) mxcts_progress_print(w->progress, line);
+  free(line);
+}
+
+int mxcts_plan_run_jobs(struct mxcts_plan *p, size_t first, bool progress,
+                        mxcts_suite_done_fn suite_done, void *ctx) {
   size_t n = p->njobs - first;
   struct mxcts_proc *procs = mxcts_xcalloc(n + 1, sizeof *procs);
   size_t *group_base = config_group_bases(p);
+  size_t *left = mxcts_xcalloc(p->nsuites + 1, sizeof *left);
   for (size_t i = 0; i < n; i++) {
     const struct mxcts_job *j = &p->jobs[first + i];
     procs[i] = (struct mxcts_proc){j->id,        j->dir,   j->argv.v,
                                    j->env.v,     j->timeout_s, j->timed,
                                    group_base[j->suite] + j->config};
+    left[j->suite]++;
   }
   free(group_base);
   struct mxcts_progress pr;
   mxcts__progress_init(&pr, stderr, false);
   pr.enabled = pr.enabled && progress;
+  pr.heartbeat_s = progress ? 30 : 0;
   mxcts__progress_add_total(&pr, n);
+  struct batch_watch w = {p, first, left, &pr, suite_done, ctx};
   struct mxcts_run_opts ro = {p->opt.jobs, p->opt.grace_s, p->opt.lock_file, &pr,
-                              p->opt.keep_going, NULL};
+                              p->opt.keep_going, NULL, job_done, &w};
   int rc = mxcts_run_procs(procs, n, &ro);
   mxcts__progress_finish(&pr);
+  free(left);
   free(procs);
   return rc;
 }

@@ -18,24 +18,30 @@
 #include "suite/suite.h"
 
 /*
- * Progress: the one-line progress display on stderr.
+ * Progress: the progress display on stderr.
  *
- * Only when stderr is a terminal (or when forced, for tests): a single line
- * rewritten in place ("\r...\033[K") with the processes done of the total,
- * the one running now, and the elapsed time; cleared at the end.
- * Otherwise every call does nothing.
+ * On a terminal (or when forced, for tests): a single line rewritten in
+ * place ("\r...\033[K") with the processes done of the total, the one
+ * running now, and the elapsed time; cleared at the end.  Elsewhere (a log,
+ * a CI job): the same facts as a plain line at most every `heartbeat_s`
+ * seconds (0: never), so a long run is never silent.  Whole lines (a suite's
+ * verdicts) go out through the display, which clears and redraws itself.
  *
  * Ownership: the caller owns the struct; `current` is copied.
  */
 
 struct mxcts_progress {
-  bool enabled;
+  bool enabled;              /* the in-place line (a terminal) */
   FILE *out;
   size_t done, total;
   double started;
   char current[160];
   double last_draw;
+  double heartbeat_s;        /* plain lines when not enabled; 0: none */
+  double last_line;
 };
+/* Print `line` (and a newline) without breaking the in-place display. */
+void mxcts_progress_print(struct mxcts_progress *p, const char *line);
 
 
 /*
@@ -188,6 +194,9 @@ struct mxcts_run_opts {
   bool keep_going;           /* run every process even after its group failed */
   const char *group_file;    /* NULL, or a file that processes of one group run by
                                 separate calls share (mxcts exec): see below */
+  void (*done)(void *ctx, size_t proc); /* may be NULL: called after each
+                                           process's outcome is recorded */
+  void *done_ctx;
 };
 
 /* Run the processes (untimed first, in parallel; then timed, serially),
@@ -262,6 +271,7 @@ struct mxcts_options {
   char *python;            /* the interpreter of Python workloads: a path or a
                               name looked up on PATH at planning */
   char *python_dir;        /* where the suites' Python probe scripts are */
+  char *no_python;         /* --no-python REASON: skip the Python workloads, giving REASON */
   bool keep_going;         /* --keep-going: run every round after a crash or timeout */
   bool time_every_config;  /* rounds for every config of a timed suite, not only those
                               an ordering reads (mxcts compare; not kept in plan.json) */
@@ -321,8 +331,14 @@ int mxcts_plan_write(const struct mxcts_plan *p);
  * Returns the index of its first job. */
 size_t mxcts_plan_add_batch(struct mxcts_plan *p, size_t suite, const size_t *configs, size_t n,
                             int rounds);
+/* Called when the last of a suite's jobs in the batch has ended; returns a
+ * line to print (caller of the hook frees) or NULL. */
+typedef char *(*mxcts_suite_done_fn)(void *ctx, struct mxcts_plan *p, size_t suite);
 /* Run the plan's jobs from index `first` on (mxcts_run_procs), one runner
- * group per (suite, config), with the progress line when `progress`. */
-int mxcts_plan_run_jobs(struct mxcts_plan *p, size_t first, bool progress);
+ * group per (suite, config), with the progress line when `progress` (on a
+ * terminal; elsewhere a plain line at least every 30 s).  `suite_done` may
+ * be NULL. */
+int mxcts_plan_run_jobs(struct mxcts_plan *p, size_t first, bool progress,
+                        mxcts_suite_done_fn suite_done, void *ctx);
 
 #endif /* MXCTS_RUN_H */

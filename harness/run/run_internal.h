@@ -22,6 +22,10 @@ void mxcts__progress_start(struct mxcts_progress *p, const char *what);
 void mxcts__progress_step(struct mxcts_progress *p);
 /* Show a note in place of the current process ("waiting for the lock"). */
 void mxcts__progress_note(struct mxcts_progress *p, const char *note);
+/* Print a plain progress line when heartbeat_s has passed since the last. */
+void mxcts__progress_tick(struct mxcts_progress *p);
+/* Seconds until the next plain line is due (a large number when none is). */
+double mxcts__progress_next_tick(const struct mxcts_progress *p);
 /* Clear the line. */
 void mxcts__progress_finish(struct mxcts_progress *p);
 

@@ -287,6 +287,12 @@ static void note_failure(struct sched *s, size_t proc, const struct mxcts_outcom
   if (!group_failure(s, group)) add_failure(s, group, s->procs[proc].id, out->how, out->signal);
 }
 
+/* procs[proc] is done, whatever happened to it. */
+static void step(struct sched *s, size_t proc) {
+  if (s->o->progress) mxcts__progress_step(s->o->progress);
+  if (s->o->done) s->o->done(s->o->done_ctx, proc);
+}
+
 static void record(struct sched *s, size_t proc, struct mxcts_outcome *out) {
   out->timeout_s = s->procs[proc].timeout_s;
   out->after_result = wrote_result(&s->procs[proc], out);
@@ -294,7 +300,7 @@ static void record(struct sched *s, size_t proc, struct mxcts_outcome *out) {
   if (rc && !s->rc) s->rc = rc;
   note_failure(s, proc, out); /* after the save: the group file points at it */
   mxcts_outcome_free(out);
-  if (s->o->progress) mxcts__progress_step(s->o->progress);
+  step(s, proc);
 }
 
 /* Record procs[i] as not run because of its group's failure `f`. */
@@ -310,7 +316,7 @@ static void skip_one(struct sched *s, size_t i, const struct failed_group *f) {
   if (rc) {
     if (!s->rc) s->rc = rc;
     mxcts_outcome_free(&out);
-    if (s->o->progress) mxcts__progress_step(s->o->progress);
+    step(s, i);
     return;
   }
   record(s, i, &out);
@@ -332,7 +338,7 @@ static bool start_one(struct sched *s, size_t i, enum mxcts_lock_mode mode) {
   if (rc) {
     if (!s->rc) s->rc = rc;
     if (lockfd >= 0) close(lockfd);
-    if (s->o->progress) mxcts__progress_step(s->o->progress);
+    step(s, i);
     return true;
   }
   pid_t pid;
@@ -397,6 +403,8 @@ static void enforce_deadlines(struct sched *s) {
 
 static void wait_child(struct sched *s, bool lock_busy) {
   double now = mxcts_now(), t = lock_busy ? 0.1 : 3600.0;
+  if (s->o->progress && mxcts__progress_next_tick(s->o->progress) < t)
+    t = mxcts__progress_next_tick(s->o->progress);
   for (size_t k = 0; k < s->nrunning; k++) {
     double until = (s->slots[k].termed ? s->slots[k].kill_at : s->slots[k].deadline) - now;
     if (until < t) t = until;
@@ -423,6 +431,7 @@ static void run_phase(struct sched *s, const size_t *idx, size_t n, size_t limit
     wait_child(s, busy);
     reap(s);
     enforce_deadlines(s);
+    if (s->o->progress) mxcts__progress_tick(s->o->progress);
   }
 }
 

@@ -51,12 +51,45 @@ double mxcts_session_backoff(const json_t *results, int busy_batches, double max
   return wait < max_s ? wait : max_s;
 }
 
+/* "NAME: 7 pass, 1 fail" for a suite of a results document; ", N
+ * undecided (another batch)" for orderings that need more rounds. */
+static char *suite_line(const json_t *suite) {
+  size_t counts[MXCTS_NUM_VERDICTS] = {0}, undecided = 0, i;
+  json_t *a;
+  json_array_foreach(json_object_get(suite, "assertions"), i, a) {
+    if (json_is_true(json_object_get(a, "more_rounds"))) {
+      undecided++;
+      continue;
+    }
+    int v = mxcts_verdict_parse(json_string_value(json_object_get(a, "verdict")));
+    if (v >= 0) counts[v]++;
+  }
+  struct mxcts_buf b = {0};
+  mxcts_buf_printf(&b, "mxcts: %s:", json_string_value(json_object_get(suite, "name")));
+  const char *sep = " ";
+  for (int v = 0; v < MXCTS_NUM_VERDICTS; v++)
+    if (counts[v]) mxcts_buf_printf(&b, "%s%zu %s", sep, counts[v], mxcts_verdict_name(v)), sep = ", ";
+  if (undecided) mxcts_buf_printf(&b, "%s%zu undecided (another batch)", sep, undecided);
+  return mxcts_buf_take(&b);
+}
+
+/* The hook of mxcts_plan_run_jobs: judge the plan so far and give the
+ * finished suite's line.  (The other suites' verdicts are not read.) */
+static char *suite_done(void *ctx, struct mxcts_plan *p, size_t suite) {
+  (void)ctx;
+  json_t *results = NULL;
+  if (mxcts_judge(p, &results)) return NULL; /* the final judging reports it */
+  char *line = suite_line(json_array_get(json_object_get(results, "suites"), suite));
+  json_decref(results);
+  return line;
+}
+
 /* Run jobs [first, njobs) and judge all of them. */
 static int run_and_judge(struct mxcts_plan *p, size_t first, bool progress, json_t **results) {
   json_decref(*results);
   *results = NULL;
   int rc = mxcts_plan_write(p);
-  if (!rc) rc = mxcts_plan_run_jobs(p, first, progress);
+  if (!rc) rc = mxcts_plan_run_jobs(p, first, progress, progress ? suite_done : NULL, NULL);
   if (!rc) rc = mxcts_judge(p, results);
   return rc;
 }

@@ -9,14 +9,15 @@
 # ("inconclusive"), never as passes.
 #
 # Python workloads run under $MXCTS_PYTHON when set (mxcts reads it), else
-# under the environment `make check-peer` made in this build tree; with
+# under the environment `make python-env` (ci/python-env.sh) made in this
+# build tree; with
 # neither, or without mxnet in it, those suites are skipped with the reason.
 
 run_conformance() {
     impl=$1 name=$2 out=$3 expectations=$4
     shift 4
-    if [ -z "${MXCTS_PYTHON:-}" ] && [ -x peer-venv/bin/python ]; then
-        set -- --python "$PWD/peer-venv/bin/python" "$@"
+    if [ -z "${MXCTS_PYTHON:-}" ] && [ -x python-env/bin/python ]; then
+        set -- --python "$PWD/python-env/bin/python" "$@"
     fi
     ./harness/mxcts run --impl "$impl" --impl-name "$name" \
         --probe ./harness/mxcts-probe --suites "${srcdir:-.}/suites" --out "$out" \
