@@ -56,6 +56,7 @@ static const struct spec specs[] = {
     S_INT("MXNET_GPU_WORKER_NTHREADS", gpu_worker_nthreads, 2, 1, INT_MAX),
     S_INT("MXNET_GPU_COPY_NTHREADS", gpu_copy_nthreads, 1, 1, INT_MAX),
     S_INT("MXNET_GPU_WORKER_NSTREAMS", gpu_worker_nstreams, 1, 1, 2),
+    S_INT("MXNET_OMP_MAX_THREADS", omp_max_threads, 0, 0, INT_MAX),
     S_BOOL("MXNET_EXEC_ENABLE_INPLACE", exec_enable_inplace, 1),
     S_INT("MXNET_EXEC_MATCH_RANGE", exec_match_range, 10, 0, INT_MAX),
     S_INT("MXNET_EXEC_NUM_TEMP", exec_num_temp, 1, 1, INT_MAX),

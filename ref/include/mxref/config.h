@@ -45,6 +45,8 @@ struct mxr_config {
   int gpu_worker_nthreads;       /* MXNET_GPU_WORKER_NTHREADS */
   int gpu_copy_nthreads;         /* MXNET_GPU_COPY_NTHREADS */
   int gpu_worker_nstreams;       /* MXNET_GPU_WORKER_NSTREAMS */
+  /* CPU math */
+  int omp_max_threads;           /* MXNET_OMP_MAX_THREADS: most threads of a CPU op, 0 no cap */
   /* executor memory */
   bool exec_enable_inplace;      /* MXNET_EXEC_ENABLE_INPLACE */
   int exec_match_range;          /* MXNET_EXEC_MATCH_RANGE */

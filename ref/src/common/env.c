@@ -107,6 +107,12 @@ static const struct env_row rows[] = {
                  "Worker threads that run memory copies to, from and on each GPU."),
     INT_RANGE("MXNET_GPU_WORKER_NSTREAMS", gpu_worker_nstreams, "1", 1, 2,
               "CUDA streams each GPU worker thread issues its kernels on."),
+    /* CPU math */
+    INT_AT_LEAST("MXNET_OMP_MAX_THREADS", omp_max_threads, "0", 0,
+                 "Most threads one CPU operator may use: caps the OpenBLAS threads of "
+                 "dot, FullyConnected and Convolution below the share of the cores they "
+                 "get otherwise; 0 sets no cap. OMP_NUM_THREADS or OPENBLAS_NUM_THREADS, "
+                 "when set, win over it, as OMP_NUM_THREADS does in MXNet."),
     /* executor memory */
     BOOL_VAR("MXNET_EXEC_ENABLE_INPLACE", exec_enable_inplace, "true",
              "Let the symbolic executor write an operator's output into the memory of "

@@ -20,14 +20,16 @@ static int concurrent_blas_ops(const struct mxr_config *c) {
   }
 }
 
-int mxr__blas_threads_for(int cores, int concurrent_ops) {
+int mxr__blas_threads_for(int cores, int concurrent_ops, int max_threads) {
   if (cores < 1) cores = 1;
   if (concurrent_ops < 1) concurrent_ops = 1;
   int n = cores / concurrent_ops;
+  if (max_threads > 0 && n > max_threads) n = max_threads;
   return n < 1 ? 1 : n;
 }
 
 static struct mxr__blas api;
+static int (*get_threads)(void); /* openblas_get_num_threads, when OpenBLAS has it */
 static bool loaded;
 static char failure[512];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -72,13 +74,14 @@ static bool resolve(void *h, const char *name, void **out) {
 }
 
 static void apply_policy(void *h) {
+  *(void **)&get_threads = dlsym(h, "openblas_get_num_threads");
   if (getenv("OPENBLAS_NUM_THREADS") || getenv("OMP_NUM_THREADS")) return;
   void (*set_threads)(int);
   /* a BLAS without OpenBLAS's thread control keeps its own threading */
   if (!resolve(h, "openblas_set_num_threads", (void **)&set_threads)) return;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   const struct mxr_config *c = mxr_config_get(); /* defaults if the config is invalid */
-  set_threads(mxr__blas_threads_for((int)cores, concurrent_blas_ops(c)));
+  set_threads(mxr__blas_threads_for((int)cores, concurrent_blas_ops(c), c->omp_max_threads));
 }
 
 static void load(void) {
@@ -103,4 +106,9 @@ int mxr__blas_loaded(void) {
   void *h = open_candidate(RTLD_NOW | RTLD_NOLOAD, &why);
   if (h) dlclose(h);
   return h != NULL;
+}
+
+int mxr__blas_num_threads(void) {
+  MXR_PTHREAD_CHECK(pthread_once(&load_once, load));
+  return loaded && get_threads ? get_threads() : -1;
 }
