@@ -18,7 +18,11 @@
 #      exactly the suites of suites/;
 #   4. every source path that README.md and docs/ name (ref/..., harness/...,
 #      and paths relative to ref/src, harness/ or ref/include) exists, so a
-#      moved or removed file cannot stay documented.
+#      moved or removed file cannot stay documented;
+#   5. the code block of README.md's "## Layout" section lists exactly the
+#      folders directly under harness/ and ref/src/: each as an indented
+#      `NAME/` line under the unindented line that starts with `harness/` or
+#      `ref/src/`.
 # Each failing point prints what differs.  Exit status: 0 all passed, 1 one
 # failed, 2 usage error.
 set -u
@@ -33,7 +37,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-layout.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 failed=0
 
-echo "1..4"
+echo "1..5"
 
 # report N DESCRIPTION FILE: ok when FILE is empty, else not ok and its lines.
 report() {
@@ -123,5 +127,27 @@ for doc in "$srcdir"/README.md "$srcdir"/docs/*.md; do
         done >>"$tmp/out4"
 done
 report 4 "every path README.md and docs/ name exists" "$tmp/out4"
+
+# --- 5. README's layout names every folder of harness/ and ref/src/ ---------------
+# In the code block under "## Layout", an unindented line opens an entry (its
+# first word, e.g. `harness/`); an indented line whose first word is `NAME/`
+# names the folder NAME of the entry open above it.
+awk '/^## / { in_layout = ($0 == "## Layout"); next }
+     !in_layout { next }
+     /^```/ { in_code = !in_code; next }
+     !in_code { next }
+     /^[^ ]/ { top = $1; next }
+     /^ +[A-Za-z0-9_.-]+\/( |$)/ { print top $1 }' \
+    "$srcdir/README.md" | sort -u >"$tmp/layout-named"
+(cd "$srcdir" && for d in harness/*/ ref/src/*/; do [ -d "$d" ] && echo "$d"; done) |
+    sort -u >"$tmp/layout-folders"
+{
+    [ -s "$tmp/layout-named" ] || echo 'README.md has no "## Layout" code block naming harness/ and ref/src/ folders'
+    comm -23 "$tmp/layout-folders" "$tmp/layout-named" |
+        sed 's|/$||; s|^|folder |; s|$| is missing from README.md'"'"'s "## Layout" section|'
+    comm -13 "$tmp/layout-folders" "$tmp/layout-named" | grep -E '^(harness|ref/src)/' |
+        sed 's|/$||; s|^|README.md'"'"'s "## Layout" section names |; s|$|, which does not exist|'
+} >"$tmp/out5"
+report 5 "README.md's layout names every folder of harness/ and ref/src/" "$tmp/out5"
 
 exit "$failed"
