@@ -20,6 +20,7 @@ dist_suites_DATA = \
 	suites/gpu-numerics.json \
 	suites/gpu-parity.json \
 	suites/knobs.json \
+	suites/ndarray-views.json \
 	suites/numerics.json \
 	suites/profiler.json \
 	suites/seed-gluon-bulking.json

@@ -60,6 +60,8 @@
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_SYMBOL, MXCTS_NEEDS_EXECUTOR,                 \
     MXCTS_NEEDS_AUTOGRAD, MXCTS_NEEDS_PROFILER, "MXImperativeInvokeEx", "MXEngineSetBulkSize",       \
     "MXCreateCachedOpEx", "MXInvokeCachedOpEx", "MXFreeCachedOp")                                    \
+  X(ndarray_views, mxcts__probe_ndarray_views,                                                       \
+    MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, "MXNDArraySlice", "MXNDArrayAt", "MXNDArrayReshape64")    \
   /* MXNDArrayLoad is optional: without it the probe reads the .params file */                      \
   X(network_inference, mxcts__probe_network_inference,                                               \
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_EXECUTOR, "MXSymbolCreateFromJSON",           \

@@ -37,7 +37,8 @@
   X(MXAutogradBackwardEx) X(MXCreateCachedOpEx) X(MXInvokeCachedOpEx) X(MXFreeCachedOp)      \
   X(MXSetProfilerConfig) X(MXSetProfilerState) X(MXDumpProfile) X(MXGetGPUCount)             \
   X(MXLibInfoFeatures) X(MXNDArrayGetData) X(MXNDArrayWaitToWrite) X(MXNDArrayGetDType)      \
-  X(MXSymbolCreateFromJSON) X(MXSymbolListAuxiliaryStates) X(MXNDArrayLoad)
+  X(MXSymbolCreateFromJSON) X(MXSymbolListAuxiliaryStates) X(MXNDArrayLoad)                  \
+  X(MXNDArraySlice) X(MXNDArrayAt) X(MXNDArrayReshape64)
 
 /* Older entry points that 1.9.1 still has but libmxref does not declare,
  * with the prototypes of every release from 1.4.1 on (docs/c-api.md, "Older
@@ -174,6 +175,7 @@ int mxcts__probe_numerics(struct probe *p);
 int mxcts__probe_parity(struct probe *p); /* cpu(0) against gpu(0), same cases */
 int mxcts__probe_profiler_autostart(struct probe *p);
 int mxcts__probe_knobs(struct probe *p); /* C API knobs (probe_knobs.c) */
+int mxcts__probe_ndarray_views(struct probe *p); /* slices, rows, reshapes, copy sizes (probe_views.c) */
 int mxcts__probe_network_inference(struct probe *p); /* probe_network.c */
 
 /* engine_random's direct checks (probe_waits.c), on vars no other op uses:
