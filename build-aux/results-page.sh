@@ -5,7 +5,8 @@
 #
 # Without results files it runs `mxcts run` of the default suites against
 # the build's libmxref (BUILDDIR/ref/.libs/libmxref.so) into
-# BUILDDIR/results-out (emptied first) and renders that run.  With results
+# BUILDDIR/results-out (emptied first), the Python workloads in
+# BUILDDIR/python-env when `make python-env` made it, and renders that run.  With results
 # files (the RESULTS variable of `make results`: results.json of mxcts runs,
 # e.g. libmxref's and MXNet releases') it runs nothing and renders those, one
 # column per implementation.
@@ -55,12 +56,16 @@ if [ $# -eq 0 ]; then
     lib=$builddir/ref/.libs/libmxref.so
     [ -f "$lib" ] || die "$lib is not built"
     rm -rf "$out"
-    run="mxcts run --impl ref/.libs/libmxref.so --out results-out --no-progress"
+    # the Python workloads in the environment of `make python-env`, if made
+    py=
+    [ -x "$builddir/python-env/bin/python" ] && py=python-env/bin/python
+    run="mxcts run --impl ref/.libs/libmxref.so${py:+ --python $py} --out results-out --no-progress"
     echo "results-page.sh: $run (a few minutes)"
     start=$(date +%s)
     rc=0
+    # shellcheck disable=SC2086 # the option pair, or nothing
     "$mxcts" run --impl "$lib" --suites "$srcdir/suites" --out "$out" --no-progress \
-        >"$tmp/run.txt" 2>&1 || rc=$?
+        ${py:+--python "$builddir/$py"} >"$tmp/run.txt" 2>&1 || rc=$?
     took=$(( $(date +%s) - start ))
     cat "$tmp/run.txt"
     [ -f "$out/results.json" ] || die "mxcts run wrote no results.json (exit status $rc)"
