@@ -96,9 +96,15 @@ static int run_and_judge(struct mxcts_plan *p, size_t first, bool progress, json
 
 int mxcts_session_run(struct mxcts_plan *p, bool progress, FILE *note, json_t **results) {
   *results = NULL;
-  if (note)
+  if (note) {
     fprintf(note, "mxcts run: %zu processes, seed %llu, results in %s\n", p->njobs,
             (unsigned long long)p->opt.seed, p->opt.out);
+    if (progress) /* the suites that will not run get their line now */
+      for (size_t si = 0; si < p->nsuites; si++)
+        if (p->skip_reason[si])
+          fprintf(note, "mxcts: %s: %zu skip (%s)\n", p->suites[si].name, p->suites[si].nasserts,
+                  p->skip_reason[si]);
+  }
   int rc = run_and_judge(p, 0, progress, results), busy = 0;
   while (!rc) {
     size_t first = mxcts_session_add_batches(p, *results);
