@@ -36,7 +36,8 @@ sed -e 's/"FAKE_ID": "s",/"FAKE_ID": "s", "FAKE_BUSY_P": "1",/' -e 's/"cli"/"bus
     "$tmp/suites/cli.json" >"$tmp/busy/busy.json"
 
 echo "TAP version 13"
-echo "1..46"
+plan=46
+echo "1..$plan"
 status_is 0 "mxcts --help" $mxcts --help
 for c in run plan exec judge list report; do
     status_is 0 "mxcts $c --help" $mxcts $c --help
@@ -116,5 +117,5 @@ else
     n=$((n + 1)); echo "ok $n - mxcts-parallel passes # SKIP GNU parallel not installed"
     n=$((n + 1)); echo "ok $n - mxcts-parallel fails # SKIP GNU parallel not installed"
 fi
-[ "$n" -eq 43 ] || echo "# ran $n tests, planned 43"
+[ "$n" -eq "$plan" ] || echo "# ran $n tests, planned $plan"
 exit 0
