@@ -16,16 +16,18 @@
 # Exit status: 0 when VENV imports mxnet (and the extras); 77 when it cannot
 # be made here, with the reason on stderr (offline: the package index is not
 # reachable; no python3, or no venv module); 1 when pip failed otherwise
-# (its log: VENV.pip.log).  PYTHON_ENV_WHY=FILE: a skip's reason also goes
-# there, for a caller to pass on (mxcts run --no-python REASON).  FETCH_TIMEOUT (default 900 s) bounds the
+# (its log: VENV.pip.log).  A skip leaves no VENV and its reason in
+# VENV.why; success removes VENV.why.  FETCH_TIMEOUT (default 900 s) bounds the
 # install, PIP_TIMEOUT (default 60 s) each connection.
 set -u
 
 say() { echo "python-env: $*" >&2; }
-# The reason goes to stderr, and to the file $PYTHON_ENV_WHY when set.
+# The reason goes to stderr and to VENV.why, for the callers to pass on
+# (mxcts run --no-python REASON); a half-made environment is removed.
 skip() {
     say "SKIP: $*"
-    if [ -n "${PYTHON_ENV_WHY:-}" ]; then echo "$*" >"$PYTHON_ENV_WHY"; fi
+    rm -rf "$venv"
+    echo "$*" >"$venv.why"
     exit 77
 }
 
@@ -49,7 +51,7 @@ ready() {
     imports=$(echo $mods | sed 's/ /, /g')
     env -u MXNET_LIBRARY_PATH "$py" -c "import $imports" >/dev/null 2>&1
 }
-ready && exit 0
+ready && { rm -f "$venv.why"; exit 0; }
 
 command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
 python3 -m venv "$venv" >/dev/null 2>&1 || skip "python3 cannot make a virtual environment (python3-venv)"
@@ -67,3 +69,4 @@ if ! timeout "${FETCH_TIMEOUT:-900}" "$py" -m pip install --timeout "${PIP_TIMEO
     exit 1
 fi
 ready || { say "the environment in $venv does not import $mods"; exit 1; }
+rm -f "$venv.why"

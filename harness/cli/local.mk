@@ -26,8 +26,8 @@ python-env:
 	  --wheels "$(abs_top_builddir)/mxnet-wheel/download"
 
 run: all
-	@rm -f python-env.why; rc=0; \
-	PYTHON_ENV_WHY=python-env.why $(SHELL) $(top_srcdir)/ci/python-env.sh "$(abs_top_builddir)/python-env" \
+	@rc=0; \
+	$(SHELL) $(top_srcdir)/ci/python-env.sh "$(abs_top_builddir)/python-env" \
 	  --wheels "$(abs_top_builddir)/mxnet-wheel/download" || rc=$$?; \
 	if [ $$rc -eq 0 ]; then set -- --python "$(abs_top_builddir)/python-env/bin/python"; \
 	elif [ -s python-env.why ]; then set -- --no-python "$$(cat python-env.why)"; \

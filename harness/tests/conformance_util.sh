@@ -10,7 +10,8 @@
 #
 # Python workloads run under $MXCTS_PYTHON when set (mxcts reads it), else
 # under the environment `make python-env` (ci/python-env.sh) made in this
-# build tree; with
+# build tree; where it could not be made, they are skipped with its reason
+# (python-env.why); with
 # neither, or without mxnet in it, those suites are skipped with the reason.
 
 run_conformance() {
@@ -18,6 +19,8 @@ run_conformance() {
     shift 4
     if [ -z "${MXCTS_PYTHON:-}" ] && [ -x python-env/bin/python ]; then
         set -- --python "$PWD/python-env/bin/python" "$@"
+    elif [ -z "${MXCTS_PYTHON:-}" ] && [ -s python-env.why ]; then
+        set -- --no-python "$(cat python-env.why)" "$@"
     fi
     ./harness/mxcts run --impl "$impl" --impl-name "$name" \
         --probe ./harness/mxcts-probe --suites "${srcdir:-.}/suites" --out "$out" \
