@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the checks CI runs, without Docker, from the repository root.
 #
-# usage: ci/check.sh [--full] [--sanitizers] [--distcheck] [--mxnet-matrix] [--peer] [--container] [--mutants] [--skip-deps] [--skip-mxnet] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]
+# usage: ci/check.sh [--full] [--sanitizers] [--distcheck] [--mxnet-matrix] [--peer] [--container] [--mutants] [--deep] [--skip-deps] [--skip-mxnet] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]
 #
 # Without options: the stages CI runs (deps, bootstrap, main, nocuda,
 # mxnet), within CI's time on a 2-core machine.  --full (make check-full)
@@ -36,6 +36,9 @@
 #               offline; skipped where container tools cannot work
 #   mutants     (--mutants) make check-mutants in DIR: every mutant patch
 #               of harness/tests/mutants/ killed by its assertions
+#   deep        (--deep) make run in DIR with --depth full: every suite, each
+#               workload sweeping its whole generated parameter space
+#               (results in DIR/deep-out)
 #   tsan        (--sanitizers) DIR-tsan: --enable-sanitizers=thread, make check-engine
 #   asan        (--sanitizers) DIR-asan: --enable-sanitizers=address,undefined, make check
 #   distcheck   (--distcheck) make distcheck in DIR (configure flags passed on
@@ -62,7 +65,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: ci/check.sh [--full] [--sanitizers] [--distcheck] [--mxnet-matrix] [--peer] [--container] [--mutants] [--skip-deps] [--skip-mxnet] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]"
+    echo "usage: ci/check.sh [--full] [--sanitizers] [--distcheck] [--mxnet-matrix] [--peer] [--container] [--mutants] [--deep] [--skip-deps] [--skip-mxnet] [--build-dir DIR] [--count-results DIR STAMP] [-h|--help]"
 }
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -77,17 +80,19 @@ do_matrix=0
 do_peer=0
 do_container=0
 do_mutants=0
+do_deep=0
 count_args=()
 
 while [ $# -gt 0 ]; do
     case $1 in
-        --full) do_sanitizers=1; do_distcheck=1; do_matrix=1; do_peer=1; do_container=1; do_mutants=1 ;;
+        --full) do_sanitizers=1; do_distcheck=1; do_matrix=1; do_peer=1; do_container=1; do_mutants=1; do_deep=1 ;;
         --sanitizers) do_sanitizers=1 ;;
         --distcheck) do_distcheck=1 ;;
         --mxnet-matrix) do_matrix=1 ;;
         --peer) do_peer=1 ;;
         --container) do_container=1 ;;
         --mutants) do_mutants=1 ;;
+        --deep) do_deep=1 ;;
         --skip-deps) do_deps=0 ;;
         --skip-mxnet) do_mxnet=0; do_matrix=0 ;;
         --build-dir)
@@ -297,45 +302,28 @@ run_matrix_stage() {
     return 1
 }
 
-# The peer stage: ci/check-peer.sh exits 77 when the peer files or PyPI
-# cannot be had.  Returns 0 when it passed or was skipped.
+# run_script_stage NAME COMMAND...: a stage that is one command, whose exit
+# status says it all: 0 passed, 77 could not run here (skipped; the command
+# printed why), 3 passed with orderings left inconclusive (mxcts run's
+# status), anything else failed.  Returns 0 unless the stage failed.
+run_script_stage() {
+    local name=$1 rc=0
+    shift
+    log "stage $name"
+    stage_start=$SECONDS
+    "$@" || rc=$?
+    case $rc in
+        0) record "$name" "ok" ;;
+        3) record "$name" "ok (some orderings inconclusive)" ;;
+        77) record "$name" "skipped (reason above)" ;;
+        *) record "$name" "FAIL (exit $rc; see above)"; return 1 ;;
+    esac
+}
+
+# The peer stage: MXNet 1.9.1's own Python tests (ci/check-peer.sh).
 run_peer_stage() {
-    local rc=0
-    log "stage peer"
-    stage_start=$SECONDS
     make -C "$build_dir" all >/dev/null || { record peer "FAIL (build)"; return 1; }
-    bash "$srcdir/ci/check-peer.sh" "$(cd "$build_dir" && pwd)" "$(cd "$srcdir" && pwd)" || rc=$?
-    case $rc in
-        0) record peer "ok" ;;
-        77) record peer "skipped (reason above)"; return 0 ;;
-        *) record peer "FAIL"; return 1 ;;
-    esac
-}
-
-# The container stage: ci/check-container.sh exits 77 when container tools
-# cannot work here.  Returns 0 when it passed or was skipped.
-run_container_stage() {
-    local rc=0
-    log "stage container"
-    stage_start=$SECONDS
-    bash "$srcdir/ci/check-container.sh" --install-tools --out "$build_dir/check-container" || rc=$?
-    case $rc in
-        0) record container "ok" ;;
-        77) record container "skipped (reason above)"; return 0 ;;
-        *) record container "FAIL"; return 1 ;;
-    esac
-}
-
-# The mutants stage: make check-mutants (build-aux/check-mutants.sh).
-run_mutants_stage() {
-    log "stage mutants"
-    stage_start=$SECONDS
-    if make -C "$build_dir" check-mutants; then
-        record mutants "ok (every mutant killed)"
-        return 0
-    fi
-    record mutants "FAIL (see the SURVIVED, STALE or BROKEN lines above)"
-    return 1
+    run_script_stage peer bash "$srcdir/ci/check-peer.sh" "$(cd "$build_dir" && pwd)" "$(cd "$srcdir" && pwd)"
 }
 
 status=0
@@ -384,14 +372,24 @@ if [ "$do_peer" -eq 1 ]; then
 fi
 
 if [ "$do_container" -eq 1 ]; then
-    run_container_stage || status=1
+    run_script_stage container bash "$srcdir/ci/check-container.sh" --install-tools \
+        --out "$build_dir/check-container" || status=1
 fi
 
 if [ "$do_mutants" -eq 1 ]; then
     if [ "$main_rc" -eq 2 ]; then
         record mutants "not run (main build failed)"
     else
-        run_mutants_stage || status=1
+        run_script_stage mutants make -C "$build_dir" check-mutants || status=1
+    fi
+fi
+
+if [ "$do_deep" -eq 1 ]; then
+    if [ "$main_rc" -eq 2 ]; then
+        record deep "not run (main build failed)"
+    else
+        run_script_stage deep make -C "$build_dir" run \
+            MXCTS_RUN_FLAGS="--depth full --no-progress --out deep-out" || status=1
     fi
 fi
 

@@ -102,6 +102,8 @@ static const char help_run_opts[] =
     "                      harness/probe/python or the installed one)\n"
     "  --no-python REASON  skip the suites with a Python workload, giving REASON (a\n"
     "                      script that knows no interpreter can import mxnet says why)\n"
+    "  --depth quick|full  how far workloads sweep their parameter spaces (default quick;\n"
+    "                      full: every generated case, for make check-full)\n"
     "  --timeout-scale X   multiply every suite's per-process timeout\n"
     "  --max-backoff S     longest wait before a batch while rounds run contended\n"
     "                      (default 30; 0: no wait)\n"
@@ -259,7 +261,8 @@ enum {
   OPT_IMPL = 256, OPT_IMPL_NAME, OPT_PROBE, OPT_SUITES, OPT_SUITE, OPT_ROUNDS, OPT_SEED, OPT_OUT,
   OPT_EXPECT, OPT_TAP, OPT_JUNIT, OPT_JSON, OPT_HTML, OPT_JOBS, OPT_PASS_ENV, OPT_TSCALE,
   OPT_GRACE, OPT_LOCK_FILE, OPT_NO_PROGRESS, OPT_HELP, OPT_NEXT_BATCH, OPT_DIR, OPT_TIMEOUT, OPT_LOCK,
-  OPT_KEEP_GOING, OPT_GROUP_FILE, OPT_MAX_BACKOFF, OPT_ASSERTION, OPT_PYTHON, OPT_PYTHON_DIR, OPT_NO_PYTHON, OPT_TARGETS
+  OPT_KEEP_GOING, OPT_GROUP_FILE, OPT_MAX_BACKOFF, OPT_ASSERTION, OPT_PYTHON, OPT_PYTHON_DIR, OPT_NO_PYTHON, OPT_TARGETS,
+  OPT_DEPTH
 };
 
 static const struct option run_longopts[] = {
@@ -282,6 +285,7 @@ static const struct option run_longopts[] = {
     {"python", required_argument, NULL, OPT_PYTHON},
     {"python-dir", required_argument, NULL, OPT_PYTHON_DIR},
     {"no-python", required_argument, NULL, OPT_NO_PYTHON},
+    {"depth", required_argument, NULL, OPT_DEPTH},
     {"timeout-scale", required_argument, NULL, OPT_TSCALE},
     {"max-backoff", required_argument, NULL, OPT_MAX_BACKOFF},
     {"grace", required_argument, NULL, OPT_GRACE},
@@ -370,6 +374,11 @@ static int run_option(const char *cmd, int c, const char *arg, struct cli *cl) {
   case OPT_NO_PYTHON:
     if (!*arg) return usage_error(cmd, "--no-python: empty reason");
     set_str(&o->no_python, arg);
+    return 0;
+  case OPT_DEPTH:
+    if (strcmp(arg, "quick") && strcmp(arg, "full"))
+      return usage_error(cmd, "--depth %s: expected quick or full", arg);
+    set_str(&o->depth, strcmp(arg, "full") ? NULL : arg);
     return 0;
   case OPT_TSCALE:
     if (!parse_double(arg, 0.001, 1000, &o->timeout_scale))

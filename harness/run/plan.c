@@ -51,6 +51,7 @@ void mxcts_options_free(struct mxcts_options *o) {
   free(o->python);
   free(o->python_dir);
   free(o->no_python);
+  free(o->depth);
   memset(o, 0, sizeof *o);
 }
 
@@ -75,6 +76,7 @@ static void copy_options(struct mxcts_options *to, const struct mxcts_options *f
   to->python = mxcts_xstrdup(from->python);
   to->python_dir = mxcts_xstrdup(from->python_dir);
   to->no_python = mxcts_xstrdup(from->no_python);
+  to->depth = mxcts_xstrdup(from->depth);
   memset(&to->suites, 0, sizeof to->suites);
   memset(&to->assertions, 0, sizeof to->assertions);
   memset(&to->pass_env, 0, sizeof to->pass_env);
@@ -145,6 +147,7 @@ static void build_argv(const struct mxcts_plan *p, const struct mxcts_suite *s,
   if (j->kind == MXCTS_JOB_PROFILE)
     for (size_t i = 0; i < s->profile_params.n; i++)
       mxcts_kvs_set(&params, s->profile_params.v[i].key, s->profile_params.v[i].value);
+  mxcts_kvs_set(&params, "depth", p->opt.depth ? p->opt.depth : "quick");
   for (size_t i = 0; i < params.n; i++) {
     mxcts_strv_push(a, "--param");
     mxcts_strv_pushf(a, "%s=%s", params.v[i].key, params.v[i].value);
@@ -552,7 +555,7 @@ static json_t *strv_json(const struct mxcts_strv *l) {
 
 static json_t *options_json(const struct mxcts_options *o) {
   return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i,"
-                   " s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
+                   " s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                    "impl", str_or_null(o->impl), "impl_name", str_or_null(o->impl_name), "probe",
                    str_or_null(o->probe), "suites_dir", str_or_null(o->suites_dir), "suites",
                    strv_json(&o->suites), "assertions", strv_json(&o->assertions), "out",
@@ -564,7 +567,8 @@ static json_t *options_json(const struct mxcts_options *o) {
                    "max_backoff_s", o->max_backoff_s,
                    "lock_file", str_or_null(o->lock_file), "pass_env", strv_json(&o->pass_env),
                    "self", str_or_null(o->self), "python", str_or_null(o->python),
-                   "python_dir", str_or_null(o->python_dir), "no_python", str_or_null(o->no_python));
+                   "python_dir", str_or_null(o->python_dir), "no_python", str_or_null(o->no_python),
+                   "depth", str_or_null(o->depth));
 }
 
 static json_t *job_json(const struct mxcts_plan *p, const struct mxcts_job *j) {

@@ -32,10 +32,10 @@ static int load_options(const struct mxcts_jloc *top, json_t *doc, struct mxcts_
   long rounds = 0, seed = 0, jobs = 1;
   const char *const strings[] = {"impl", "impl_name", "probe", "suites_dir", "out", "expectations",
                                  "tap", "junit", "json", "html", "lock_file", "self", "python",
-                                 "python_dir", "no_python"};
+                                 "python_dir", "no_python", "depth"};
   char **fields[] = {&o->impl, &o->impl_name, &o->probe, &o->suites_dir, &o->out,
                      &o->expectations, &o->tap, &o->junit, &o->json, &o->html, &o->lock_file,
-                     &o->self, &o->python, &o->python_dir, &o->no_python};
+                     &o->self, &o->python, &o->python_dir, &o->no_python, &o->depth};
   for (size_t i = 0; !rc && i < sizeof fields / sizeof *fields; i++)
     rc = opt_string(&at, v, strings[i], fields[i]);
   if (!rc) rc = opt_strv(&at, v, "suites", &o->suites);

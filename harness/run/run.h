@@ -272,6 +272,7 @@ struct mxcts_options {
                               name looked up on PATH at planning */
   char *python_dir;        /* where the suites' Python probe scripts are */
   char *no_python;         /* --no-python REASON: skip the Python workloads, giving REASON */
+  char *depth;             /* --depth: "quick" (NULL) or "full", passed to every probe as depth= */
   bool keep_going;         /* --keep-going: run every round after a crash or timeout */
   bool time_every_config;  /* rounds for every config of a timed suite, not only those
                               an ordering reads (mxcts compare; not kept in plan.json) */

@@ -36,7 +36,7 @@ sed -e 's/"FAKE_ID": "s",/"FAKE_ID": "s", "FAKE_BUSY_P": "1",/' -e 's/"cli"/"bus
     "$tmp/suites/cli.json" >"$tmp/busy/busy.json"
 
 echo "TAP version 13"
-plan=46
+plan=49
 echo "1..$plan"
 status_is 0 "mxcts --help" $mxcts --help
 for c in run plan exec judge list report; do
@@ -101,6 +101,9 @@ $mxcts plan --suites "$tmp/suites" --probe "$fake" --impl "$fake" --seed 5 --out
     --lock-file "$tmp/lock" >"$tmp/jobs.txt" 2>/dev/null
 ok "plan prints a line per untimed job and per timed round" test "$(wc -l <"$tmp/jobs.txt")" -eq 11
 ok "the job lines run" sh -e "$tmp/jobs.txt"
+ok "every job gets depth=quick by default" sh -c "grep -c -- '--param depth=quick' '$tmp/jobs.txt' | grep -qx 11"
+status_is 2 "--depth takes only quick or full" $mxcts plan --suites "$tmp/suites" --probe "$fake" --impl "$fake" --depth deep --out "$tmp/o9"
+ok "--depth full reaches every job" sh -c "$mxcts plan --suites '$tmp/suites' --probe '$fake' --impl '$fake' --depth full --out '$tmp/o9' --lock-file '$tmp/lock' 2>/dev/null | grep -c -- '--param depth=full' | grep -qx 11"
 status_is 3 "judge after the first batch: undecided (9 rounds cannot reach the bound)" $mxcts judge --out "$tmp/o4"
 ok "judge --next-batch prints batches until the orderings are decided" sh -c "
   while $mxcts judge --out '$tmp/o4' --next-batch >'$tmp/batch.txt' && [ -s '$tmp/batch.txt' ]; do
