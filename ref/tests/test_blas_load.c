@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check_tap.h"
+#include "child_process.h"
 #include "invoke_util.h"
 #include "op/blas.h"
 
@@ -68,7 +69,6 @@ END_TEST
 
 #define CHILD_FLAG "--child-blas-threads"
 
-extern char **environ;
 
 /* Runs in the child, outside any Check test (so without ck_assert and the
  * tu_ helpers that use it): one dot, then the threads OpenBLAS uses. */
@@ -106,46 +106,17 @@ static int child_main(void) {
  * every core) and, of the variables that steer BLAS threads, only `add`
  * and `add2` (either may be NULL); returns the threads it reports. */
 static int child_threads(const char *add, const char *add2) {
-  size_t n = 0;
-  while (environ[n]) n++;
-  char **env = calloc(n + 4, sizeof *env);
-  ck_assert_ptr_nonnull(env);
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (strncmp(environ[i], "MXNET_", 6) != 0 && strncmp(environ[i], "OMP_NUM_THREADS=", 16) != 0 &&
-        strncmp(environ[i], "OPENBLAS_NUM_THREADS=", 21) != 0)
-      env[k++] = environ[i];
-  env[k++] = "MXNET_ENGINE_TYPE=NaiveEngine";
-  if (add) env[k++] = (char *)add;
-  if (add2) env[k++] = (char *)add2;
-  env[k] = NULL;
-
-  int fd[2];
-  ck_assert_int_eq(pipe(fd), 0);
-  posix_spawn_file_actions_t fa;
-  ck_assert_int_eq(posix_spawn_file_actions_init(&fa), 0);
-  ck_assert_int_eq(posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO), 0);
-  ck_assert_int_eq(posix_spawn_file_actions_addclose(&fa, fd[0]), 0);
+  static const char *const drop[] = {"MXNET_", "OMP_NUM_THREADS=", "OPENBLAS_NUM_THREADS=", NULL};
+  const char *env[] = {"MXNET_ENGINE_TYPE=NaiveEngine", add, add2, NULL};
+  if (!add) env[1] = add2, env[2] = NULL;
   char *argv[] = {"test_blas_load", CHILD_FLAG, NULL};
-  pid_t pid;
-  int rc = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, env);
-  ck_assert_msg(rc == 0, "posix_spawn: %s", strerror(rc));
-  close(fd[1]);
-  free(env);
-  posix_spawn_file_actions_destroy(&fa);
-  char out[1024];
-  size_t len = 0;
-  ssize_t got;
-  while (len < sizeof out - 1 && (got = read(fd[0], out + len, sizeof out - 1 - len)) > 0) len += (size_t)got;
-  out[len] = '\0';
-  close(fd[0]);
-  int wstatus;
-  ck_assert_int_eq(waitpid(pid, &wstatus, 0), pid);
-  ck_assert_msg(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0, "child failed: %s", out);
+  char *out = tu_run_self(argv, drop, env);
   ck_assert_msg(strstr(out, "dot=5\n"), "%s", out);
   const char *t = strstr(out, "threads=");
   ck_assert_msg(t, "%s", out);
-  return atoi(t + 8);
+  int n = atoi(t + 8);
+  free(out);
+  return n;
 }
 
 static int cores(void) {

@@ -21,10 +21,10 @@
 #include <unistd.h>
 
 #include "check_tap.h"
+#include "child_process.h"
 #include "mxref/config.h"
 #include "mxref/error.h"
 
-extern char **environ;
 
 /* ---- what the library must implement ------------------------------------ */
 
@@ -436,50 +436,14 @@ static int child_main(const char *mode) {
   return fflush(stdout) == 0 ? 0 : 1;
 }
 
-/* The environment of this process minus every MXNET_* variable, plus `add`.
- * The rest is kept: a libtool-built test may need LD_LIBRARY_PATH. */
-static char **child_environment(const char *add) {
-  size_t n = 0;
-  while (environ[n]) n++;
-  char **env = calloc(n + 2, sizeof *env);
-  ck_assert_ptr_nonnull(env);
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (strncmp(environ[i], "MXNET_", 6) != 0) env[k++] = environ[i];
-  env[k++] = (char *)add;
-  env[k] = NULL;
-  return env;
-}
-
-/* Run this test binary as a child in `mode` with `add` in its environment;
- * returns what it printed (caller frees). */
+/* Run this test binary as a child in `mode`, with every MXNET_* variable
+ * of this process's environment replaced by `add`; returns what it printed
+ * (caller frees). */
 static char *run_child(const char *mode, const char *add) {
-  int fd[2];
-  ck_assert_int_eq(pipe(fd), 0);
-  posix_spawn_file_actions_t fa;
-  ck_assert_int_eq(posix_spawn_file_actions_init(&fa), 0);
-  ck_assert_int_eq(posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO), 0);
-  ck_assert_int_eq(posix_spawn_file_actions_addclose(&fa, fd[0]), 0);
+  static const char *const drop[] = {"MXNET_", NULL};
+  const char *const env[] = {add, NULL};
   char *argv[] = {"test_config", CHILD_FLAG, (char *)mode, NULL};
-  char **env = child_environment(add);
-  pid_t pid;
-  int rc = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, env);
-  ck_assert_msg(rc == 0, "posix_spawn: %s", strerror(rc));
-  close(fd[1]);
-  free(env);
-  posix_spawn_file_actions_destroy(&fa);
-
-  size_t cap = 4096, len = 0;
-  char *out = malloc(cap);
-  ck_assert_ptr_nonnull(out);
-  ssize_t got;
-  while (len < cap - 1 && (got = read(fd[0], out + len, cap - 1 - len)) > 0) len += (size_t)got;
-  out[len] = '\0';
-  close(fd[0]);
-  int wstatus;
-  ck_assert_int_eq(waitpid(pid, &wstatus, 0), pid);
-  ck_assert_msg(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0, "child failed: %s", out);
-  return out;
+  return tu_run_self(argv, drop, env);
 }
 
 START_TEST(test_invalid_env_at_load_fails_status) {

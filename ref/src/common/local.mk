@@ -21,6 +21,6 @@ TESTS += ref/tests/test_error ref/tests/test_config
 ref_tests_test_error_SOURCES = ref/tests/test_error.c
 ref_tests_test_error_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_error_LDADD = $(TEST_LIBS)
-ref_tests_test_config_SOURCES = ref/tests/test_config.c
+ref_tests_test_config_SOURCES = ref/tests/test_config.c ref/tests/child_process.h
 ref_tests_test_config_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_config_LDADD = $(TEST_LIBS)

@@ -114,7 +114,7 @@ ref_tests_test_ops_elemwise_LDADD = $(OP_TEST_LIBS)
 ref_tests_test_ops_reduce_SOURCES = ref/tests/test_ops_reduce.c
 ref_tests_test_ops_reduce_CFLAGS = $(TEST_CFLAGS)
 ref_tests_test_ops_reduce_LDADD = $(OP_TEST_LIBS)
-ref_tests_test_blas_load_SOURCES = ref/tests/test_blas_load.c ref/tests/invoke_util.h
+ref_tests_test_blas_load_SOURCES = ref/tests/test_blas_load.c ref/tests/invoke_util.h ref/tests/child_process.h
 ref_tests_test_blas_load_CFLAGS = $(TEST_CFLAGS) $(OPENBLAS_CFLAGS)
 ref_tests_test_blas_load_LDADD = $(TEST_LIBS)
 # It defines dlopen and dlerror, which libmxref's calls then reach: a host
