@@ -374,6 +374,66 @@ START_TEST(test_memory_plan_views_smaller_values) {
 }
 END_TEST
 
+/* X (1,4,4), Concat(X, X) on axis 0 (32 elements), transpose of its last
+ * two axes (32), sum over axis 0 (16, the output): the sum's value fits in
+ * the concat's array once the transpose has read it, when the match range
+ * lets a value take a block of twice its size. */
+static const char halving_json[] =
+    "{\"nodes\": ["
+    "{\"op\": \"null\", \"name\": \"X\", \"inputs\": []},"
+    "{\"op\": \"Concat\", \"name\": \"cat\", \"attrs\": {\"dim\": \"0\", \"num_args\": \"2\"},"
+    " \"inputs\": [[0, 0, 0], [0, 0, 0]]},"
+    "{\"op\": \"transpose\", \"name\": \"t\", \"attrs\": {\"axes\": \"(0, 2, 1)\"}, \"inputs\": [[1, 0, 0]]},"
+    "{\"op\": \"sum\", \"name\": \"s\", \"attrs\": {\"axis\": \"0\"}, \"inputs\": [[2, 0, 0]]}],"
+    " \"arg_nodes\": [0], \"heads\": [[3, 0, 0]]}";
+
+/* bytes_allocated is what the plan gives op outputs (MXExecutorPrint's
+ * "Total N MB allocated"): 80 floats without sharing or with exact matches
+ * only, 64 when the sum takes the concat's dead block; a head gradient,
+ * allocated beside the plan as in MXNet, is not counted. */
+START_TEST(test_memory_plan_bytes) {
+  mxr_engine *eng = tu_engine(5);
+  mxr_symbol *sym;
+  ck_assert_msg(mxr_symbol_from_json(halving_json, &sym) == 0, "%s", mxr_last_error());
+  const int ranges[] = {0, 1, 10};
+  const size_t expect[] = {80 * 4, 80 * 4, 64 * 4};
+  for (int r = 0; r < 3; r++) {
+    const int64_t shape[] = {1, 4, 4};
+    mxr_ndarray *X;
+    ck_assert_int_eq(mxr_ndarray_create(eng, shape, 3, mxr_cpu(0), MXR_FLOAT32, 0, &X), 0);
+    int req = MXR_GRAD_NULL;
+    struct mxr_exec_opts o = {.engine = eng, .match_range = ranges[r], .enable_inplace = true};
+    mxr_executor *ex;
+    ck_assert_msg(mxr_executor_bind(sym, mxr_cpu(0), 1, &X, NULL, &req, 0, NULL, &o, &ex) == 0, "%s",
+                  mxr_last_error());
+    struct mxr_exec_info info;
+    ck_assert_int_eq(mxr_executor_info(ex, &info), 0);
+    ck_assert_msg(info.bytes_allocated == expect[r], "match range %d: %zu bytes, expected %zu", ranges[r],
+                  info.bytes_allocated, expect[r]);
+    mxr_executor_free(ex);
+    mxr_ndarray_free(X);
+  }
+  mxr_symbol_free(sym);
+  /* With gradients and no sharing: one array per op output but the last
+   * backward one (the bound gradient of X); variables are X and the head
+   * gradient, whose array is not counted. */
+  sym = tu_flip_chain(3);
+  mxr_ndarray *X = vector(eng, NULL), *dX = vector(eng, NULL);
+  int req = MXR_GRAD_WRITE;
+  struct mxr_exec_opts o = {.engine = eng};
+  mxr_executor *ex;
+  ck_assert_int_eq(mxr_executor_bind(sym, mxr_cpu(0), 1, &X, &dX, &req, 0, NULL, &o, &ex), 0);
+  struct mxr_exec_info info;
+  ck_assert_int_eq(mxr_executor_info(ex, &info), 0);
+  ck_assert_uint_eq(info.bytes_allocated, (size_t)(info.num_nodes - 3) * LEN * sizeof(float));
+  mxr_executor_free(ex);
+  mxr_ndarray_free(X);
+  mxr_ndarray_free(dX);
+  mxr_symbol_free(sym);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
 /* A backward op that is a general op (_plus_scalar's is _copy) gets only the
  * forward parameters it knows. */
 START_TEST(test_gradient_through_scalar_op) {
@@ -432,6 +492,7 @@ int main(void) {
   tcase_add_test(tc, test_gradient_through_scalar_op);
   tcase_add_test(tc, test_memory_plan_reuses_arrays);
   tcase_add_test(tc, test_memory_plan_views_smaller_values);
+  tcase_add_test(tc, test_memory_plan_bytes);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }

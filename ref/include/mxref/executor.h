@@ -98,7 +98,7 @@ struct mxr_exec_info {
   int backward_engine_ops;/* engine ops one backward pass pushes (head-grad copy not counted) */
   int num_segments;
   int num_arrays;         /* arrays the plan allocated itself, after sharing */
-  size_t bytes_allocated; /* their bytes */
+  size_t bytes_allocated; /* bytes of the op outputs among them (not head gradients) */
 };
 int mxr_executor_info(const mxr_executor *exec, struct mxr_exec_info *out);
 

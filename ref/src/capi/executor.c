@@ -182,7 +182,10 @@ int MXExecutorPrint(ExecutorHandle handle, const char **out_str) {
   if (!t || mxr_executor_info(h->exec, &info)) return -1;
   char *text = malloc(320);
   if (!text) return capi_ret(mxr_set_error(MXR_ENOMEM, "%s: out of memory", fn));
-  /* The last line as MXNet words it: the memory the plan allocated. */
+  /* The last line as MXNet's GraphExecutor::Print words it: the bytes the
+   * memory plan gave op outputs (not the bound arguments, aux states and
+   * gradients, nor head gradients, which MXNet allocates outside its plan),
+   * in whole MB (storage_allocated_bytes >> 20). */
   snprintf(text, 320,
            "libmxref executor: %d forward nodes, %d nodes, %d segments, %d arrays; "
            "%d forward and %d backward engine ops\nTotal %zu MB allocated\n",

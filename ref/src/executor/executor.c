@@ -232,13 +232,17 @@ static int pool_pick(const struct mxr_executor *e, const struct free_pool *pool,
   return best;
 }
 
-/* Output k of node i in an array of its own. */
+/* Output k of node i in an array of its own.  bytes_allocated counts op
+ * outputs only: a head gradient (a variable node) is allocated beside the
+ * plan, as MXNet's executor allocates it outside its memory plan, whose
+ * storage_allocated_bytes MXExecutorPrint reports. */
 static int new_array(struct mxr_executor *e, const struct plan_info *pi, int i, int k) {
   const struct mxr_shape *s = &pi->shapes[i][k];
   int v = e->row[i] + k;
   e->owned[v] = true;
   e->num_arrays++;
-  e->bytes_allocated += (size_t)mxr_shape_size(s) * mxr_dtype_size(pi->dtypes[i][k]);
+  if (!mxr__node_is_var(&e->fg.g->nodes[i]))
+    e->bytes_allocated += (size_t)mxr_shape_size(s) * mxr_dtype_size(pi->dtypes[i][k]);
   return mxr_ndarray_create(e->eng, s->dim, s->ndim, e->ctx, pi->dtypes[i][k], 0, &e->values[v]);
 }
 

@@ -106,7 +106,9 @@ struct mxr_executor {
   int *use_start;
   struct value_use *uses;
   int num_arrays;                /* arrays the executor created (after sharing) */
-  size_t bytes_allocated;        /* their bytes */
+  size_t bytes_allocated;        /* bytes of the op outputs among them (head
+                                    gradients not counted): MXNet's
+                                    storage_allocated_bytes */
   struct mxr_tensor *tensors;    /* pool the exec_nodes point into */
   mxr_ndarray **outputs;
   int num_outputs;
