@@ -9,7 +9,7 @@
  * and one "E" event, cat "operator" ("Custom Operator" for names containing
  * "::"), on the pid of the op's device (MXNet's numbering, see
  * mxr_profiler_device_pid()) and the tid of the thread that began the op,
- * timestamps in microseconds since the profiler first started.  The ops MXNet
+ * timestamps in microseconds since the epoch, as MXNet's.  The ops MXNet
  * never profiles ("Custom", "_backward_Custom", "CustomOperatorWait") are
  * skipped.  Starting the profiler attaches it to the library's default engine;
  * other engines are attached with mxr_profiler_attach_engine().

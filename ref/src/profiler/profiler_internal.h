@@ -99,6 +99,9 @@ void mxr__prof_set_aggregate(bool on);
 
 /* Fix the time origin, if none is set yet. */
 void mxr__prof_start_clock(void);
+/* The wall clock (CLOCK_REALTIME, ns since the epoch) at the origin: a
+ * record's time plus this is its time since the epoch. */
+uint64_t mxr__prof_epoch_origin_ns(void);
 
 /* Move every record of every thread into *out (appended). */
 void mxr__prof_collect(struct prof_chunk_list *out);

@@ -11,10 +11,14 @@
  * per event.
  *
  * Cookie layout (uint64): bit 63 set = recorded; bits 60..62 the recorder
- * generation (stale after a reset); bits 36..59 the tid (24 bits); bits
- * 0..35 the low 36 bits of the begin time in microseconds.  The full begin
- * time is rebuilt from the end time (an op shorter than 2^36 us, 19 hours,
- * rebuilds exactly).
+ * generation (stale after a reset); bits 40..59 the tid (20 bits); bits
+ * 0..39 the low 40 bits of the begin time in nanoseconds since the origin.
+ * The full begin time is rebuilt from the end time (an op shorter than 2^40
+ * ns, about 18 minutes, rebuilds exactly).
+ *
+ * Time.  Records hold monotonic nanoseconds since the origin (the first
+ * start); the wall clock read at that origin turns them into the trace's
+ * microseconds since the epoch, MXNet's timestamps (system_clock).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -50,7 +54,8 @@ struct prof_thread {
 static _Atomic unsigned g_active;  /* mode bits that record; 0: stopped or paused */
 static atomic_bool g_aggregate;    /* keep aggregate statistics */
 static atomic_uint g_gen;          /* recorder generation */
-static _Atomic uint64_t g_origin_ns; /* time origin; 0: none yet */
+static _Atomic uint64_t g_origin_ns; /* monotonic time origin; 0: none yet */
+static _Atomic uint64_t g_origin_epoch_ns; /* CLOCK_REALTIME at the origin */
 
 static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct prof_thread *g_threads;      /* live recording threads */
@@ -184,12 +189,21 @@ static struct prof_thread *this_thread(void) {
 
 /* ---- time ------------------------------------------------------------------ */
 
+static uint64_t wall_clock_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 void mxr__prof_start_clock(void) {
   uint64_t expected = 0;
   uint64_t now = mxr__now_ns();
   if (now == 0) now = 1;
-  atomic_compare_exchange_strong(&g_origin_ns, &expected, now);
+  uint64_t epoch = wall_clock_ns();
+  if (atomic_compare_exchange_strong(&g_origin_ns, &expected, now)) atomic_store(&g_origin_epoch_ns, epoch);
 }
+
+uint64_t mxr__prof_epoch_origin_ns(void) { return atomic_load(&g_origin_epoch_ns); }
 
 /* Nanoseconds since the profiler's origin: microseconds would make
  * consecutive short ops share a timestamp and lose their order. */
@@ -297,6 +311,7 @@ void mxr__prof_recorder_reset(void) {
   mxr_mutex_lock(&reg_mu);
   atomic_fetch_add(&g_gen, 1);
   atomic_store(&g_origin_ns, 0);
+  atomic_store(&g_origin_epoch_ns, 0);
   for (struct prof_thread *t = g_threads; t; t = t->next) {
     mxr_mutex_lock(&t->mu);
     mxr__prof_chunks_free(&t->recs);

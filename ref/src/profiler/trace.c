@@ -6,8 +6,8 @@
  *       "traceEvents": [
  *           {"ph":"M","args":{"name":"cpu/0"},"pid":0,"name":"process_name"},
  *           ... one process_name event per device ...
- *           {"name":"FullyConnected","cat":"operator","ph":"B","ts":12,"pid":0,"tid":1},
- *           {"name":"FullyConnected","cat":"operator","ph":"E","ts":40,"pid":0,"tid":1},
+ *           {"name":"FullyConnected","cat":"operator","ph":"B","ts":1764770000000012.5,"pid":0,"tid":1},
+ *           {"name":"FullyConnected","cat":"operator","ph":"E","ts":1764770000000040.25,"pid":0,"tid":1},
  *           ...
  *       ],
  *       "displayTimeUnit": "ms"
@@ -140,6 +140,14 @@ static json_t *name_string(const struct prof_rec *r) {
   return s;
 }
 
+/* A record's time as the trace's ts: microseconds since the epoch, as
+ * MXNet writes them (its system_clock), with the nanoseconds kept as a
+ * fraction. */
+static double trace_us(uint64_t rec_ns) {
+  uint64_t ns = mxr__prof_epoch_origin_ns() + rec_ns;
+  return (double)(ns / 1000u) + (double)(ns % 1000u) / 1000.0;
+}
+
 static int put_event(FILE *f, const struct prof_rec *r, const char *ph, uint64_t ts, int64_t tid,
                      const char *what) {
   json_t *o = json_object();
@@ -149,8 +157,7 @@ static int put_event(FILE *f, const struct prof_rec *r, const char *ph, uint64_t
   bad |= json_object_set_new(o, "name", name ? name : json_null());
   bad |= json_object_set_new(o, "cat", json_string(mxr__prof_category(r->name)));
   bad |= json_object_set_new(o, "ph", json_string(ph));
-  /* microseconds, as the format wants, with the nanoseconds kept */
-  bad |= json_object_set_new(o, "ts", json_real((double)ts / 1000.0));
+  bad |= json_object_set_new(o, "ts", json_real(trace_us(ts)));
   bad |= json_object_set_new(o, "pid", json_integer(r->pid));
   bad |= json_object_set_new(o, "tid", json_integer((json_int_t)tid));
   if (bad) {
