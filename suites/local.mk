@@ -13,6 +13,7 @@ dist_suites_DATA = \
 	suites/bulking-symbolic.json \
 	suites/engine-dispatch.json \
 	suites/engine.json \
+	suites/errors.json \
 	suites/gpu-async.json \
 	suites/gpu-bulking-cachedop.json \
 	suites/gpu-bulking-symbolic.json \

@@ -62,6 +62,10 @@
     "MXCreateCachedOpEx", "MXInvokeCachedOpEx", "MXFreeCachedOp")                                    \
   X(ndarray_views, mxcts__probe_ndarray_views,                                                       \
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, "MXNDArraySlice", "MXNDArrayAt", "MXNDArrayReshape64")    \
+  X(op_errors, mxcts__probe_op_errors,                                                               \
+    MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_SYMBOL, "MXImperativeInvokeEx",               \
+    "MXExecutorBindEX", "MXExecutorForward", "MXExecutorOutputs", "MXExecutorFree",                  \
+    "MXCreateCachedOpEx", "MXInvokeCachedOpEx", "MXFreeCachedOp")                                    \
   /* MXNDArrayLoad is optional: without it the probe reads the .params file */                      \
   X(network_inference, mxcts__probe_network_inference,                                               \
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_EXECUTOR, "MXSymbolCreateFromJSON",           \

@@ -176,6 +176,7 @@ int mxcts__probe_parity(struct probe *p); /* cpu(0) against gpu(0), same cases *
 int mxcts__probe_profiler_autostart(struct probe *p);
 int mxcts__probe_knobs(struct probe *p); /* C API knobs (probe_knobs.c) */
 int mxcts__probe_ndarray_views(struct probe *p); /* slices, rows, reshapes, copy sizes (probe_views.c) */
+int mxcts__probe_op_errors(struct probe *p); /* where a failed op's error surfaces (probe_errors.c) */
 int mxcts__probe_network_inference(struct probe *p); /* probe_network.c */
 
 /* engine_random's direct checks (probe_waits.c), on vars no other op uses:
