@@ -166,7 +166,8 @@ static unsigned kinds_read(enum mxcts_assert_type t) {
   switch (t) {
   case MXCTS_A_STRUCTURE: return 1u << MXCTS_JOB_PROFILE;
   case MXCTS_A_ORDERING:
-  case MXCTS_A_PROFILE_FILE: return 1u << MXCTS_JOB_ROUND;
+  case MXCTS_A_PROFILE_FILE:
+  case MXCTS_A_GREATER: return 1u << MXCTS_JOB_ROUND;
   default: return (1u << MXCTS_JOB_ROUND) | (1u << MXCTS_JOB_PROFILE);
   }
 }
@@ -251,6 +252,7 @@ static void evaluate(const struct mxcts_judging *j, size_t si, const struct mxct
   case MXCTS_A_VALUE: mxcts__eval_value(j, si, a, e); break;
   case MXCTS_A_EQUAL: mxcts__eval_equal(j, si, a, e); break;
   case MXCTS_A_PROFILE_FILE: mxcts__eval_profile_file(j, si, a, e); break;
+  case MXCTS_A_GREATER: mxcts__eval_greater(j, si, a, e); break;
   }
 }
 

@@ -20,6 +20,8 @@
  *   value         the named checks are present and pass (or fail)
  *   equal         values at a path are identical across configs, per seed
  *   profile_file  a valid Chrome trace was left in the working directory
+ *   greater       a number at a path is larger in some configs than in
+ *                 others, in every round (a deterministic figure, no test)
  * Then the expectation file applies: fail -> xfail / xpass, flaky -> xfail
  * or pass, skip -> skip; inconclusive stays inconclusive under fail and
  * flaky (it is neither a failure nor a pass); unsupported stays unsupported,

@@ -553,3 +553,55 @@ void mxcts__eval_profile_file(const struct mxcts_judging *j, size_t si,
   json_object_set_new(e->diag, "file", json_string(a->file));
   json_object_set_new(e->diag, "files", json_integer((json_int_t)files));
 }
+
+/* --- greater ----------------------------------------------------------------------------- */
+
+/* The number at the path in config c's process of round r (index r-1);
+ * false, with a note, when that round did not run or has no number there. */
+static bool round_number(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
+                         const size_t *jobs, size_t c, int r, double *out, struct mxcts_eval *e) {
+  if (jobs[r] == SIZE_MAX) {
+    mxcts__eval_note(e, "%s round %d was not run", cfg_id(j, si, c), r + 1);
+    return false;
+  }
+  if (!e->repro) e->repro = &j->plan->jobs[jobs[r]];
+  if (mxcts_result_number(&j->ev[jobs[r]].result, a->path, out)) return true;
+  mxcts__eval_note(e, "%s: %s is missing or not a number", j->ev[jobs[r]].result.file, a->path);
+  return false;
+}
+
+void mxcts__eval_greater(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
+                         struct mxcts_eval *e) {
+  const int rounds = j->plan->suites[si].rounds;
+  size_t **gj = mxcts_xcalloc(a->ngreater + 1, sizeof *gj), **tj = mxcts_xcalloc(a->nthan + 1, sizeof *tj);
+  for (size_t g = 0; g < a->ngreater; g++) mxcts__judge_jobs(j, si, a->greater[g], MXCTS_JOB_ROUND, &gj[g]);
+  for (size_t t = 0; t < a->nthan; t++) mxcts__judge_jobs(j, si, a->than[t], MXCTS_JOB_ROUND, &tj[t]);
+  size_t compared = 0;
+  e->verdict = MXCTS_V_PASS;
+  for (int r = 0; r < rounds; r++)
+    for (size_t g = 0; g < a->ngreater; g++)
+      for (size_t t = 0; t < a->nthan; t++) {
+        double x, y;
+        if (!round_number(j, si, a, gj[g], a->greater[g], r, &x, e) ||
+            !round_number(j, si, a, tj[t], a->than[t], r, &y, e)) {
+          fail(e);
+          continue;
+        }
+        compared++;
+        if (x > y) continue;
+        fail(e);
+        e->repro = &j->plan->jobs[gj[g][r]];
+        mxcts__eval_note(e, "round %d: %s has %s = %g, not more than %s's %g", r + 1,
+                         cfg_id(j, si, a->greater[g]), a->path, x, cfg_id(j, si, a->than[t]), y);
+      }
+  if (compared == 0) {
+    fail(e);
+    mxcts__eval_note(e, "no round ran both sides: nothing to compare");
+  }
+  json_object_set_new(e->diag, "path", json_string(a->path));
+  json_object_set_new(e->diag, "comparisons", json_integer((json_int_t)compared));
+  for (size_t g = 0; g < a->ngreater; g++) free(gj[g]);
+  for (size_t t = 0; t < a->nthan; t++) free(tj[t]);
+  free(gj);
+  free(tj);
+}

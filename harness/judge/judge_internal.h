@@ -60,6 +60,11 @@ void mxcts__eval_equal(const struct mxcts_judging *j, size_t si, const struct mx
                        struct mxcts_eval *e);
 void mxcts__eval_profile_file(const struct mxcts_judging *j, size_t si,
                               const struct mxcts_assertion *a, struct mxcts_eval *e);
+/* Round by round (the processes of a round share a probe seed), each
+ * greater config's number at the path exceeds each than config's: for
+ * deterministic figures such as a memory plan's size, never timings. */
+void mxcts__eval_greater(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
+                         struct mxcts_eval *e);
 
 /* Append "; " between findings; keeps the detail under ~2 KB. */
 void mxcts__eval_note(struct mxcts_eval *e, const char *fmt, ...)

@@ -50,6 +50,7 @@ const char *mxcts_assert_type_name(enum mxcts_assert_type t) {
   case MXCTS_A_VALUE: return "value";
   case MXCTS_A_EQUAL: return "equal";
   case MXCTS_A_PROFILE_FILE: return "profile_file";
+  case MXCTS_A_GREATER: return "greater";
   }
   return "?";
 }
@@ -296,6 +297,42 @@ static int parse_equal(const struct mxcts_jloc *at, json_t *v, struct mxcts_asse
   return rc;
 }
 
+/* A list of config references ("greater", "than") into *idx, each config
+ * also added to what the assertion reads. */
+static int parse_config_list(const struct mxcts_jloc *at, json_t *v, const char *key,
+                             const struct mxcts_suite *s, struct mxcts_assertion *a, size_t **idx,
+                             size_t *n) {
+  struct mxcts_strv refs = {0};
+  int rc = parse_string_list(at, v, key, true, &refs);
+  if (!rc && refs.n == 0) rc = mxcts_jfail_key(at, key, "needs at least one config");
+  char *path = mxcts_jpath_key(at->path, key);
+  for (size_t i = 0; !rc && i < refs.n; i++) {
+    char *pi = mxcts_jpath_index(path, i);
+    struct mxcts_jloc rat = {at->file, pi};
+    rc = mxcts__suite_resolve_ref(&rat, s, refs.v[i], idx, n);
+    free(pi);
+  }
+  free(path);
+  mxcts_strv_free(&refs);
+  for (size_t i = 0; !rc && i < *n; i++) add_config(a, (*idx)[i]);
+  return rc;
+}
+
+/* greater: a number path, and two disjoint lists of configs. */
+static int parse_greater(const struct mxcts_jloc *at, json_t *v, const struct mxcts_suite *s,
+                         struct mxcts_assertion *a) {
+  int rc = mxcts_jget_string(at, v, "path", true, &a->path);
+  if (!rc && (!*a->path || strchr(a->path, ' ') || strchr(a->path, '*')))
+    rc = mxcts_jfail_key(at, "path", "\"%s\" is not a JSON path to a number like metrics.plan_mb", a->path);
+  if (!rc) rc = parse_config_list(at, v, "greater", s, a, &a->greater, &a->ngreater);
+  if (!rc) rc = parse_config_list(at, v, "than", s, a, &a->than, &a->nthan);
+  for (size_t i = 0; !rc && i < a->ngreater; i++)
+    for (size_t k = 0; !rc && k < a->nthan; k++)
+      if (a->greater[i] == a->than[k])
+        rc = mxcts_jfail(at, "config \"%s\" is in both greater and than", s->configs[a->greater[i]].id);
+  return rc;
+}
+
 static int parse_profile_file(const struct mxcts_jloc *at, json_t *v, struct mxcts_assertion *a) {
   a->min_events = 1;
   int rc = mxcts_jget_string(at, v, "file", false, &a->file);
@@ -310,7 +347,7 @@ static int parse_profile_file(const struct mxcts_jloc *at, json_t *v, struct mxc
 static const char *const assert_keys[] = {
     "id", "type", "description", "configs", "expect", "slower", "faster", "margin",
     "max_contention", "min",
-    "checks", "pass", "in", "path", "file", "min_events", "names_include", NULL};
+    "checks", "pass", "in", "path", "file", "min_events", "names_include", "greater", "than", NULL};
 
 /* Which members each type takes (besides id, type, description). */
 static const char *type_members(enum mxcts_assert_type t) {
@@ -321,20 +358,22 @@ static const char *type_members(enum mxcts_assert_type t) {
   case MXCTS_A_VALUE: return " configs checks pass in ";
   case MXCTS_A_EQUAL: return " configs path ";
   case MXCTS_A_PROFILE_FILE: return " configs file min_events names_include ";
+  case MXCTS_A_GREATER: return " path greater than ";
   }
   return " ";
 }
 
 static int parse_type(const struct mxcts_jloc *at, const char *name, enum mxcts_assert_type *t) {
   static const enum mxcts_assert_type all[] = {MXCTS_A_STRUCTURE, MXCTS_A_ORDERING, MXCTS_A_CHECKS,
-                                               MXCTS_A_VALUE, MXCTS_A_EQUAL, MXCTS_A_PROFILE_FILE};
+                                               MXCTS_A_VALUE, MXCTS_A_EQUAL, MXCTS_A_PROFILE_FILE,
+                                               MXCTS_A_GREATER};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++)
     if (strcmp(name, mxcts_assert_type_name(all[i])) == 0) {
       *t = all[i];
       return 0;
     }
   return mxcts_jfail_key(at, "type", "unknown assertion type \"%s\" (known: structure, ordering, "
-                         "checks, value, equal, profile_file)", name);
+                         "checks, value, equal, profile_file, greater)", name);
 }
 
 static int check_members(const struct mxcts_jloc *at, json_t *v, enum mxcts_assert_type t) {
@@ -381,6 +420,7 @@ static int parse_assertion(const struct mxcts_jloc *at, json_t *v, const struct 
   case MXCTS_A_PROFILE_FILE:
     rc = parse_selection(at, v, s, a);
     return rc ? rc : parse_profile_file(at, v, a);
+  case MXCTS_A_GREATER: return parse_greater(at, v, s, a);
   }
   return 0;
 }
@@ -437,7 +477,7 @@ static bool has_fn(const char *fn, void *ctx) {
 size_t mxcts_assertion_needs(const struct mxcts_suite *s, const struct mxcts_assertion *a, const char **out,
                              size_t cap) {
   size_t n = 0; /* every need "missing" from a library that has nothing: the union, each once */
-  bool rounds_only = a->type == MXCTS_A_ORDERING || a->type == MXCTS_A_PROFILE_FILE;
+  bool rounds_only = a->type == MXCTS_A_ORDERING || a->type == MXCTS_A_PROFILE_FILE || a->type == MXCTS_A_GREATER;
   for (size_t i = 0; i < a->nconfigs; i++) {
     size_t c = a->configs[i];
     mxcts_needs_missing(mxcts_workload_needs(s->configs[c].workload), has_fn, NULL, out, &n, cap);
@@ -452,7 +492,8 @@ bool mxcts_suite_config_needs_rounds(const struct mxcts_suite *s, size_t c) {
   for (size_t i = 0; i < s->nasserts; i++) {
     const struct mxcts_assertion *a = &s->asserts[i];
     if (!reads_config(a, c)) continue;
-    if (a->type == MXCTS_A_ORDERING || a->type == MXCTS_A_PROFILE_FILE) return true;
+    if (a->type == MXCTS_A_ORDERING || a->type == MXCTS_A_PROFILE_FILE || a->type == MXCTS_A_GREATER)
+      return true;
     if (a->type != MXCTS_A_STRUCTURE) other = true;
   }
   return other && !mxcts_suite_config_needs_profile(s, c);
@@ -729,6 +770,8 @@ static void free_assertion(struct mxcts_assertion *a) {
   free(a->faster);
   mxcts_strv_free(&a->check_names);
   free(a->path);
+  free(a->greater);
+  free(a->than);
   free(a->file);
   mxcts_strv_free(&a->names_include);
 }

@@ -6,8 +6,8 @@
  * The format is documented in docs/suites.md.  A suite names one probe
  * workload with its parameters, a list of environment configurations, the
  * rounds and the sequential test's settings (p0, p1, pf, alpha, beta, batches and
- * the round budget), and assertions of six types: structure,
- * ordering, checks, value, equal and profile_file.  Parsing rejects unknown
+ * the round budget), and assertions of seven types: structure,
+ * ordering, checks, value, equal, profile_file and greater.  Parsing rejects unknown
  * fields, wrong types, missing fields and dangling references with a message
  * that names the file and the JSON path.
  *
@@ -107,6 +107,7 @@ enum mxcts_assert_type {
   MXCTS_A_VALUE,
   MXCTS_A_EQUAL,
   MXCTS_A_PROFILE_FILE,
+  MXCTS_A_GREATER,
 };
 const char *mxcts_assert_type_name(enum mxcts_assert_type t);
 
@@ -131,8 +132,13 @@ struct mxcts_assertion {
   struct mxcts_strv check_names;
   bool expect_pass;
   bool any_round;             /* "in": "any" -- one result suffices */
-  /* equal: values at path (with * wildcards) identical across configs */
+  /* equal: values at path (with * wildcards) identical across configs;
+   * greater: the number at path */
   char *path;
+  /* greater: in every round, each `greater` config's number exceeds each
+   * `than` config's */
+  size_t *greater, *than;
+  size_t ngreater, nthan;
   /* profile_file: a Chrome trace left in the process' working directory */
   char *file;
   long min_events;

@@ -480,6 +480,35 @@ START_TEST(test_structure_and_equal_failures) {
 }
 END_TEST
 
+/* greater: a number larger in some configs than in others, every round. */
+static const char greater_suite[] =
+    "{\"format\": 1, \"name\": \"gt\", \"workload\": \"fake\", \"rounds\": 2,"
+    " \"configs\": ["
+    "  {\"id\": \"big\", \"env\": {\"FAKE_METRIC_A\": \"3\"}},"
+    "  {\"id\": \"small\", \"env\": {\"FAKE_METRIC_A\": \"1\"}},"
+    "  {\"id\": \"same\", \"env\": {\"FAKE_METRIC_A\": \"1\"}}],"
+    " \"assertions\": ["
+    "  {\"id\": \"more\", \"type\": \"greater\", \"path\": \"metrics.a\", \"greater\": [\"big\"],"
+    "   \"than\": [\"small\", \"same\"]},"
+    "  {\"id\": \"equal-is-not-more\", \"type\": \"greater\", \"path\": \"metrics.a\","
+    "   \"greater\": [\"same\"], \"than\": [\"small\"]},"
+    "  {\"id\": \"missing\", \"type\": \"greater\", \"path\": \"metrics.none\", \"greater\": [\"big\"],"
+    "   \"than\": [\"small\"]}]}";
+
+START_TEST(test_greater) {
+  char *dir = hu_tmpdir();
+  free(hu_write_suite(dir, "gt", greater_suite));
+  json_t *r = hu_run(dir, 5, 2);
+  assert_verdict(r, "gt/more", "pass", NULL);
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(hu_assertion(r, "gt/more"), "diag"),
+                                                      "comparisons")), 4);
+  assert_verdict(r, "gt/equal-is-not-more", "fail", "round 1: same has metrics.a = 1, not more than small's 1");
+  assert_verdict(r, "gt/missing", "fail", "metrics.none is missing or not a number");
+  json_decref(r);
+  hu_cleanup(dir);
+}
+END_TEST
+
 /* CUDA graph counts: predicted per pass, compared when the result has them. */
 static const char graphs_suite[] =
     "{\"format\": 1, \"name\": \"gr\", \"workload\": \"fake\", \"timeout\": 20,"
@@ -905,6 +934,7 @@ int main(void) {
   tcase_add_test(tc, test_backoff_is_bounded);
   tcase_add_test(tc, test_contended_rounds_never_fail_an_ordering);
   tcase_add_test(tc, test_structure_and_equal_failures);
+  tcase_add_test(tc, test_greater);
   tcase_add_test(tc, test_cuda_graph_counts);
   tcase_add_test(tc, test_failing_checks_and_expected_check_failures);
   tcase_add_test(tc, test_expectations_xfail_xpass_skip);

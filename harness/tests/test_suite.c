@@ -218,6 +218,17 @@ static const struct bad {
     {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
      " \"assertions\": [{\"id\": \"o\", \"type\": \"ordering\", \"slower\": [\"a@\"], \"faster\": [\"a\"]}]}",
      "empty measure"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}, {\"id\": \"b\"}],"
+     " \"assertions\": [{\"id\": \"g\", \"type\": \"greater\", \"path\": \"metrics.m\", \"greater\": [\"a\"]}]}",
+     "assertions[0]: missing required field \"than\""},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}, {\"id\": \"b\"}],"
+     " \"assertions\": [{\"id\": \"g\", \"type\": \"greater\", \"path\": \"metrics.m\", \"greater\": [\"a\", \"b\"],"
+     " \"than\": [\"b\"]}]}",
+     "config \"b\" is in both greater and than"},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}, {\"id\": \"b\"}],"
+     " \"assertions\": [{\"id\": \"g\", \"type\": \"greater\", \"path\": \"values.*.n\", \"greater\": [\"a\"],"
+     " \"than\": [\"b\"]}]}",
+     "assertions[0].path: \"values.*.n\" is not a JSON path to a number"},
 };
 
 START_TEST(test_malformed_suites) {
