@@ -62,6 +62,10 @@
     "MXCreateCachedOpEx", "MXInvokeCachedOpEx", "MXFreeCachedOp")                                    \
   X(ndarray_views, mxcts__probe_ndarray_views,                                                       \
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, "MXNDArraySlice", "MXNDArrayAt", "MXNDArrayReshape64")    \
+  X(profiler_contract, mxcts__probe_profiler_contract,                                               \
+    MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_PROFILER, "NNGetOpHandle",                    \
+    "MXImperativeInvokeEx", "MXEnginePushSyncND", "MXAggregateProfileStatsPrint",                    \
+    "MXAggregateProfileStatsPrintEx")                                                                \
   X(op_errors, mxcts__probe_op_errors,                                                               \
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_SYMBOL, "MXImperativeInvokeEx",               \
     "MXExecutorBindEX", "MXExecutorForward", "MXExecutorOutputs", "MXExecutorFree",                  \

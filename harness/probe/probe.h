@@ -53,4 +53,28 @@ int mxcts_trace_read_passes(const char *path, struct mxcts_pass_structure *out, 
 
 void mxcts_trace_free(struct mxcts_pass_structure *s);
 
+/* What a trace shows of the Chrome trace format and its clock.  Every
+ * event needs a string `name` and a one-letter `ph`; metadata events
+ * ("M", which MXNet writes without ts and tid) a number `pid`; every other
+ * event numbers `ts`, `pid` and `tid`, and a complete event ("X") a
+ * number `dur` >= 0.  Timestamps and durations are microseconds. */
+struct mxcts_trace_format {
+  int events;              /* traceEvents entries */
+  int malformed;           /* entries breaking the rules above */
+  char first_malformed[256]; /* what the first of them lacks */
+  int timed;               /* entries with a ts (all but metadata) */
+  double min_ts, max_ts;   /* over them */
+  int op_pairs;            /* complete events of the op asked for: B/E pairs and X */
+  double op_dur;           /* the duration of its first one, -1 when none */
+  int op_threads;          /* distinct (pid, tid) of the B and X events whose
+                              name is one of the names asked for */
+};
+
+/* Check the trace at `path` against the format; `op` names the op whose
+ * duration is wanted (NULL: none), `thread_ops` a NULL-terminated list
+ * whose threads are counted (NULL: none).  Returns 0, or -1 with a message
+ * in err when the file is not a JSON object with a traceEvents array. */
+int mxcts_trace_read_format(const char *path, const char *op, const char *const *thread_ops,
+                            struct mxcts_trace_format *out, char *err, size_t errlen);
+
 #endif /* MXCTS_PROBE_H */

@@ -38,7 +38,8 @@
   X(MXSetProfilerConfig) X(MXSetProfilerState) X(MXDumpProfile) X(MXGetGPUCount)             \
   X(MXLibInfoFeatures) X(MXNDArrayGetData) X(MXNDArrayWaitToWrite) X(MXNDArrayGetDType)      \
   X(MXSymbolCreateFromJSON) X(MXSymbolListAuxiliaryStates) X(MXNDArrayLoad)                  \
-  X(MXNDArraySlice) X(MXNDArrayAt) X(MXNDArrayReshape64)
+  X(MXNDArraySlice) X(MXNDArrayAt) X(MXNDArrayReshape64)                                    \
+  X(MXAggregateProfileStatsPrint) X(MXAggregateProfileStatsPrintEx)
 
 /* Older entry points that 1.9.1 still has but libmxref does not declare,
  * with the prototypes of every release from 1.4.1 on (docs/c-api.md, "Older
@@ -176,6 +177,7 @@ int mxcts__probe_parity(struct probe *p); /* cpu(0) against gpu(0), same cases *
 int mxcts__probe_profiler_autostart(struct probe *p);
 int mxcts__probe_knobs(struct probe *p); /* C API knobs (probe_knobs.c) */
 int mxcts__probe_ndarray_views(struct probe *p); /* slices, rows, reshapes, copy sizes (probe_views.c) */
+int mxcts__probe_profiler_contract(struct probe *p); /* trace format, clock, statistics (probe_profiler.c) */
 int mxcts__probe_op_errors(struct probe *p); /* where a failed op's error surfaces (probe_errors.c) */
 int mxcts__probe_network_inference(struct probe *p); /* probe_network.c */
 

@@ -181,3 +181,109 @@ void mxcts_trace_free(struct mxcts_pass_structure *s) {
   free(s->segment_sizes);
   memset(s, 0, sizeof *s);
 }
+
+/* ---- the format and the clock ------------------------------------------------ */
+
+static bool is_number_field(json_t *ev, const char *key) { return json_is_number(json_object_get(ev, key)); }
+
+/* NULL when `ev` keeps the format's rules, else what it breaks. */
+static const char *format_problem(json_t *ev) {
+  if (!json_is_object(ev)) return "not an object";
+  const char *ph = json_string_value(json_object_get(ev, "ph"));
+  if (!ph || strlen(ph) != 1) return "no one-letter string \"ph\"";
+  if (!json_is_string(json_object_get(ev, "name"))) return "no string \"name\"";
+  if (!is_number_field(ev, "pid")) return "no number \"pid\"";
+  if (ph[0] == 'M') return NULL;
+  if (!is_number_field(ev, "ts")) return "no number \"ts\"";
+  if (!is_number_field(ev, "tid")) return "no number \"tid\"";
+  if (ph[0] == 'X' && !(is_number_field(ev, "dur") && json_number_value(json_object_get(ev, "dur")) >= 0))
+    return "a complete event (X) without a number \"dur\" >= 0";
+  return NULL;
+}
+
+static bool named(json_t *ev, const char *name) {
+  const char *n = json_string_value(json_object_get(ev, "name"));
+  return n && name && strcmp(n, name) == 0;
+}
+
+static bool named_any(json_t *ev, const char *const *names) {
+  for (int i = 0; names && names[i]; i++)
+    if (named(ev, names[i])) return true;
+  return false;
+}
+
+static bool same_thread(json_t *a, json_t *b) {
+  return json_number_value(json_object_get(a, "pid")) == json_number_value(json_object_get(b, "pid")) &&
+         json_number_value(json_object_get(a, "tid")) == json_number_value(json_object_get(b, "tid"));
+}
+
+/* The op's complete events: each X, and each B with the next E of its
+ * name on its thread.  out->op_dur is the first one's duration. */
+static void find_op(json_t *evs, const char *op, struct mxcts_trace_format *out) {
+  size_t n = json_array_size(evs);
+  for (size_t i = 0; i < n; i++) {
+    json_t *ev = json_array_get(evs, i);
+    const char *ph = json_string_value(json_object_get(ev, "ph"));
+    if (!ph || !named(ev, op) || format_problem(ev)) continue;
+    double dur = -1;
+    if (ph[0] == 'X') dur = json_number_value(json_object_get(ev, "dur"));
+    for (size_t j = i + 1; ph[0] == 'B' && j < n && dur < 0; j++) {
+      json_t *e = json_array_get(evs, j);
+      const char *eph = json_string_value(json_object_get(e, "ph"));
+      if (eph && eph[0] == 'E' && named(e, op) && !format_problem(e) && same_thread(ev, e))
+        dur = json_number_value(json_object_get(e, "ts")) - json_number_value(json_object_get(ev, "ts"));
+    }
+    if (dur < 0) continue;
+    if (out->op_pairs++ == 0) out->op_dur = dur;
+  }
+}
+
+/* Distinct (pid, tid) of the B and X events named in `names` (up to 64). */
+static int count_threads(json_t *evs, const char *const *names) {
+  json_t *seen[64];
+  int k = 0;
+  size_t i;
+  json_t *ev;
+  json_array_foreach(evs, i, ev) {
+    const char *ph = json_string_value(json_object_get(ev, "ph"));
+    if (!ph || (ph[0] != 'B' && ph[0] != 'X') || !named_any(ev, names) || format_problem(ev)) continue;
+    bool known = false;
+    for (int j = 0; j < k && !known; j++) known = same_thread(seen[j], ev);
+    if (!known && k < 64) seen[k++] = ev;
+  }
+  return k;
+}
+
+int mxcts_trace_read_format(const char *path, const char *op, const char *const *thread_ops,
+                            struct mxcts_trace_format *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  out->op_dur = -1;
+  json_error_t jerr;
+  /* MXNet writes thread ids as 64-bit unsigned hashes: read numbers as reals */
+  json_t *root = json_load_file(path, JSON_DECODE_INT_AS_REAL, &jerr);
+  json_t *evs = root ? json_object_get(root, "traceEvents") : NULL;
+  if (!json_is_array(evs)) {
+    if (root) snprintf(err, errlen, "%s: no \"traceEvents\" array", path);
+    else snprintf(err, errlen, "%s: not valid JSON: %s (line %d, column %d)", path, jerr.text, jerr.line, jerr.column);
+    json_decref(root);
+    return -1;
+  }
+  size_t i;
+  json_t *ev;
+  json_array_foreach(evs, i, ev) {
+    out->events++;
+    const char *why = format_problem(ev);
+    if (why) {
+      if (out->malformed++ == 0) snprintf(out->first_malformed, sizeof out->first_malformed, "event %zu: %s", i, why);
+      continue;
+    }
+    if (!is_number_field(ev, "ts")) continue;
+    double ts = json_number_value(json_object_get(ev, "ts"));
+    if (out->timed++ == 0 || ts < out->min_ts) out->min_ts = ts;
+    if (out->timed == 1 || ts > out->max_ts) out->max_ts = ts;
+  }
+  if (op) find_op(evs, op, out);
+  if (thread_ops) out->op_threads = count_threads(evs, thread_ops);
+  json_decref(root);
+  return 0;
+}
