@@ -24,23 +24,27 @@
 
 enum { N = 4 }; /* the (2,2) arrays of every check */
 
-/* What a call that may fail returned, with MXGetLastError's text then. */
+/* What a call that may fail returned: its status, whether MXGetLastError's
+ * text names the sampler's parameter, and the start of that text. */
 struct outcome {
   int rc;
+  bool names_scale;
   char msg[200];
 };
 
 static void record(struct probe *p, int rc, struct outcome *o) {
   o->rc = rc;
   const char *m = rc && p->api.MXGetLastError ? p->api.MXGetLastError() : "";
-  snprintf(o->msg, sizeof o->msg, "%s", m ? m : "");
+  if (!m) m = "";
+  o->names_scale = strstr(m, "scale") != NULL; /* the whole text: a long prefix may push it past msg */
+  snprintf(o->msg, sizeof o->msg, "%s", m);
   for (char *c = o->msg; *c; c++)
     if (*c == '\n') *c = ' '; /* MXNet's text carries a traceback: keep it on one line */
 }
 
 /* Whether the call failed with the sampler's error. */
 static bool sampler_error(const struct outcome *o) {
-  return o->rc != 0 && strstr(o->msg, "scale") != NULL;
+  return o->rc != 0 && o->names_scale;
 }
 
 static const char *ctx_name(const struct probe *p) {
@@ -327,7 +331,7 @@ static int graph_waits(struct probe *p, const struct graph_runner *g, NDArrayHan
   drain(p);
   if (g->run(p, g->graph, x, &y, &run)) return -1;
   if (y) wait_read(p, y, &wait);
-  else wait = (struct outcome){.rc = 0, .msg = "(no output)"};
+  else wait = (struct outcome){.rc = 0, .names_scale = false, .msg = "(no output)"};
   if (y) p->api.MXNDArrayFree(y);
   y = NULL;
   snprintf(name, sizeof name, "%s_wait_to_read_surfaces_error", g->name);
