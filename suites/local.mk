@@ -21,6 +21,7 @@ dist_suites_DATA = \
 	suites/gpu-numerics.json \
 	suites/gpu-parity.json \
 	suites/knobs.json \
+	suites/memory-plan.json \
 	suites/ndarray-views.json \
 	suites/numerics.json \
 	suites/profiler.json \

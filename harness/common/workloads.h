@@ -70,6 +70,11 @@
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_SYMBOL, "MXImperativeInvokeEx",               \
     "MXExecutorBindEX", "MXExecutorForward", "MXExecutorOutputs", "MXExecutorFree",                  \
     "MXCreateCachedOpEx", "MXInvokeCachedOpEx", "MXFreeCachedOp")                                    \
+  X(memory_plan, mxcts__probe_memory_plan,                                                           \
+    MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_EXECUTOR, MXCTS_NEEDS_AUTOGRAD,               \
+    "MXSymbolCreateFromJSON", "MXSymbolFree", "MXSymbolListArguments", "MXExecutorPrint",            \
+    "MXNDArrayGetShapeEx|MXNDArrayGetShape", "MXCreateCachedOpEx", "MXInvokeCachedOpEx",             \
+    "MXFreeCachedOp")                                                                                \
   /* MXNDArrayLoad is optional: without it the probe reads the .params file */                      \
   X(network_inference, mxcts__probe_network_inference,                                               \
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_EXECUTOR, "MXSymbolCreateFromJSON",           \

@@ -39,7 +39,7 @@
   X(MXLibInfoFeatures) X(MXNDArrayGetData) X(MXNDArrayWaitToWrite) X(MXNDArrayGetDType)      \
   X(MXSymbolCreateFromJSON) X(MXSymbolListAuxiliaryStates) X(MXNDArrayLoad)                  \
   X(MXNDArraySlice) X(MXNDArrayAt) X(MXNDArrayReshape64)                                    \
-  X(MXAggregateProfileStatsPrint) X(MXAggregateProfileStatsPrintEx)
+  X(MXAggregateProfileStatsPrint) X(MXAggregateProfileStatsPrintEx) X(MXExecutorPrint)
 
 /* Older entry points that 1.9.1 still has but libmxref does not declare,
  * with the prototypes of every release from 1.4.1 on (docs/c-api.md, "Older
@@ -180,6 +180,7 @@ int mxcts__probe_ndarray_views(struct probe *p); /* slices, rows, reshapes, copy
 int mxcts__probe_profiler_contract(struct probe *p); /* trace format, clock, statistics (probe_profiler.c) */
 int mxcts__probe_op_errors(struct probe *p); /* where a failed op's error surfaces (probe_errors.c) */
 int mxcts__probe_network_inference(struct probe *p); /* probe_network.c */
+int mxcts__probe_memory_plan(struct probe *p); /* memory plans and cache keys (probe_plan.c) */
 
 /* engine_random's direct checks (probe_waits.c), on vars no other op uses:
  * WaitToRead / WaitToWrite of `a` return after the ops on it have ended;
