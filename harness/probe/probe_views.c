@@ -9,8 +9,8 @@
  * - MXNDArrayReshape64(a, (2,6)) holds the same elements in row-major
  *   order, and shares a's memory.
  * - MXNDArraySyncCopyFromCPU and MXNDArraySyncCopyToCPU refuse a size that
- *   is not the array's (sizes count elements): copying 11 elements into or
- *   out of 12 fails and leaves both sides as they were.
+ *   is not the array's (sizes count elements): copying 11 or 13 elements
+ *   into or out of 12 fails and leaves both sides as they were.
  */
 #include <stdio.h>
 #include <string.h>
@@ -99,7 +99,7 @@ static int check_reshape(struct probe *p, NDArrayHandle a) {
 
 /* A copy of 11 elements into and out of a 12-element array must fail and
  * touch nothing: neither the array nor the host buffer's last element. */
-static int check_copy_sizes(struct probe *p, NDArrayHandle a) {
+static int check_copy_smaller(struct probe *p, NDArrayHandle a) {
   float src[N], dst[N], after[N];
   for (int i = 0; i < N; i++) src[i] = 100, dst[i] = -5;
   int into = p->api.MXNDArraySyncCopyFromCPU(a, src, N - 1);
@@ -113,8 +113,29 @@ static int check_copy_sizes(struct probe *p, NDArrayHandle a) {
   return 0;
 }
 
+/* A copy of 13 elements into and out of a 12-element array must fail as
+ * well (MXNet checks the size for equality), and touch nothing: not the
+ * array, and not one element of the host buffer. */
+static int check_copy_larger(struct probe *p, NDArrayHandle a) {
+  float src[N + 1], dst[N + 1], after[N];
+  for (int i = 0; i <= N; i++) src[i] = 100, dst[i] = -5;
+  int into = p->api.MXNDArraySyncCopyFromCPU(a, src, N + 1);
+  int out = p->api.MXNDArraySyncCopyToCPU(a, dst, N + 1);
+  PROBE_CALL(p, MXNDArraySyncCopyToCPU, a, after, N);
+  bool untouched = counts_from(after, N, 0);
+  for (int i = 0; i <= N; i++) untouched = untouched && dst[i] == -5;
+  mxcts__probe_add_check(p, "sync_copy_refuses_larger", into != 0 && out != 0 && untouched,
+                         "copying %d elements into and out of a %d-element array returned %d and %d (expected "
+                         "-1 and -1); the array's first and last elements are %g and %g after it (expected 0 "
+                         "and %d), the host buffer's %g and %g (expected -5)",
+                         N + 1, N, into, out, (double)after[0], (double)after[N - 1], N - 1, (double)dst[0],
+                         (double)dst[N]);
+  return 0;
+}
+
 int mxcts__probe_ndarray_views(struct probe *p) {
-  int (*const checks[])(struct probe *, NDArrayHandle) = {check_slice, check_at, check_reshape, check_copy_sizes};
+  int (*const checks[])(struct probe *, NDArrayHandle) = {check_slice, check_at, check_reshape, check_copy_smaller,
+                                                          check_copy_larger};
   for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
     NDArrayHandle a; /* each check on a fresh 0..11 */
     if (new_matrix(p, &a)) return -1;
