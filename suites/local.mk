@@ -11,6 +11,7 @@ dist_suites_DATA = \
 	suites/bulking-imperative.json \
 	suites/bulking-inference.json \
 	suites/bulking-symbolic.json \
+	suites/capi-contract.json \
 	suites/engine-dispatch.json \
 	suites/engine.json \
 	suites/errors.json \
@@ -26,6 +27,21 @@ dist_suites_DATA = \
 	suites/numerics.json \
 	suites/profiler.json \
 	suites/seed-gluon-bulking.json
+# What suites compare with, read by mxcts-probe (harness/probe/local.mk).
+suitesdatadir = $(suitesdir)/data
+dist_suitesdata_DATA = suites/data/mxnet-1.9.1-op-info.json
+
+# MXNet 1.9.1's op information (docs/c-api.md, "Operator information"): the
+# capi-contract suite's reference and libmxref's copy, regenerated from the
+# mxnet==1.9.1 wheel in python-env.
+EXTRA_DIST += build-aux/mxnet-op-info.py
+mxnet-op-info: python-env
+	python-env/bin/python $(top_srcdir)/build-aux/mxnet-op-info.py \
+	  --json $(top_srcdir)/suites/data/mxnet-1.9.1-op-info.json
+	python-env/bin/python $(top_srcdir)/build-aux/mxnet-op-info.py \
+	  --header $(top_srcdir)/ref/src/op/mxnet_op_info.h
+.PHONY: mxnet-op-info
+
 expectationsdir = $(suitesdir)/expectations
 dist_expectations_DATA = \
 	suites/expectations/libmxref.txt \

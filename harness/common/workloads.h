@@ -66,6 +66,8 @@
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_PROFILER, "NNGetOpHandle",                    \
     "MXImperativeInvokeEx", "MXEnginePushSyncND", "MXAggregateProfileStatsPrint",                    \
     "MXAggregateProfileStatsPrintEx")                                                                \
+  X(op_info, mxcts__probe_op_info,                                                                   \
+    MXCTS_NEEDS_BASE, "MXListAllOpNames", "NNGetOpHandle", "MXSymbolGetAtomicSymbolInfo")            \
   X(op_errors, mxcts__probe_op_errors,                                                               \
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_SYMBOL, "MXImperativeInvokeEx",               \
     "MXExecutorBindEX", "MXExecutorForward", "MXExecutorOutputs", "MXExecutorFree",                  \

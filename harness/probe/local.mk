@@ -10,8 +10,12 @@ harness_mxcts_probe_SOURCES = \
 	harness/probe/probe_engine.c harness/probe/probe_dispatch.c harness/probe/probe_numerics.c \
 	harness/probe/probe_pin.c harness/probe/probe_waits.c harness/probe/probe_knobs.c harness/probe/probe_views.c \
 	harness/probe/probe_errors.c harness/probe/probe_network.c harness/probe/probe_params_file.c \
-	harness/probe/probe_profiler.c harness/probe/probe_plan.c
-harness_mxcts_probe_CPPFLAGS = $(HARNESS_CPPFLAGS)
+	harness/probe/probe_profiler.c harness/probe/probe_plan.c harness/probe/probe_op_info.c
+# where reference data of the suites (suites/data) is found: the source
+# tree's, then the installed copy
+harness_mxcts_probe_CPPFLAGS = $(HARNESS_CPPFLAGS) \
+	-DMXCTS_SUITES_DATA_SRC='"$(abs_top_srcdir)/suites/data"' \
+	-DMXCTS_SUITES_DATA_INSTALLED='"$(suitesdir)/data"'
 harness_mxcts_probe_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 harness_mxcts_probe_LDADD = harness/oracle/liboracle.la harness/common/libmxcts_common.la \
 	$(JANSSON_LIBS) -ldl -lm

@@ -40,15 +40,18 @@ const char *mxr_op_name(const mxr_op *op);
  * with MXR_ENOTIMPL, "operator X is not implemented by libmxref". */
 int mxr_op_is_implemented(const mxr_op *op);
 
-/* What frontends show of an op (MXSymbolGetAtomicSymbolInfo): its
- * arguments, inputs first ("data", type "NDArray-or-Symbol"; a variadic op
- * has one "data" of type "NDArray-or-Symbol[]" and names its count
- * parameter in key_var_num_args, "" when it has none), then its
- * parameters ("num_hidden", "int, required"; "no_bias", "boolean,
- * optional, default=False").  A not-implemented op has one variadic
- * "data" and says so in its description.  Static: built once, valid for
- * the life of the process. */
+/* What frontends show of an op (MXSymbolGetAtomicSymbolInfo): its name,
+ * its arguments, inputs first ("data", type "NDArray-or-Symbol"; a variadic
+ * op has one list of type "NDArray-or-Symbol[]" and names its count
+ * parameter in key_var_num_args, "" when it has none), then its parameters
+ * ("num_hidden", "int, required"; "flatten", "boolean, optional,
+ * default=1").  Names, types and key_var_num_args are MXNet 1.9.1's report
+ * for the op (dmlc's type strings), where the op's parameter table agrees
+ * with it; otherwise they are built from the table.  A not-implemented op
+ * says so in its description.  Static: built once, valid for the life of
+ * the process. */
 struct mxr_op_info {
+  const char *name; /* as MXNet 1.9.1 reports it: an alias's real op */
   const char *description;
   int num_args;
   const char *const *arg_names, *const *arg_types, *const *arg_descs;

@@ -23,7 +23,7 @@ int MXSymbolGetAtomicSymbolInfo(AtomicSymbolCreator creator, const char **name,
   const mxr_op *op;
   const struct mxr_op_info *info;
   if (mxr__capi_op(creator, fn, &op) || mxr_op_info(op, &info)) return -1;
-  *name = mxr_op_name(op);
+  *name = info->name;
   *description = info->description;
   *num_args = (uint32_t)info->num_args;
   /* The C API's arrays are not const; nothing writes through them. */

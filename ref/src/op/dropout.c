@@ -33,7 +33,8 @@ static const struct mxr_param_field dropout_fields[] = {
     {"p", MXR_PARAM_FLOAT, offsetof(struct dropout_params, p), "0.5", NULL},
     {"mode", MXR_PARAM_ENUM, offsetof(struct dropout_params, mode), "training", dropout_modes},
     {"axes", MXR_PARAM_TUPLE, offsetof(struct dropout_params, axes), "()", NULL},
-    {"cudnn_off", MXR_PARAM_STRING, offsetof(struct dropout_params, cudnn_off), "False", NULL},
+    /* MXNet's default, optional<bool>(false), as dmlc shows it */
+    {"cudnn_off", MXR_PARAM_STRING, offsetof(struct dropout_params, cudnn_off), "0", NULL},
 };
 
 static const char *const data_input[] = {"data"};

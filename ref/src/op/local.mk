@@ -7,6 +7,7 @@ ref_libmxref_core_la_SOURCES += \
 	ref/src/op/families.h \
 	ref/src/op/registry.c \
 	ref/src/op/mxnet_op_names.h \
+	ref/src/op/mxnet_op_info.h \
 	ref/src/op/info.c \
 	ref/src/op/params.c \
 	ref/src/op/blas.c ref/src/op/blas.h \
