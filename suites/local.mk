@@ -14,6 +14,7 @@ dist_suites_DATA = \
 	suites/capi-contract.json \
 	suites/engine-dispatch.json \
 	suites/engine.json \
+	suites/env-defaults.json \
 	suites/errors.json \
 	suites/gpu-async.json \
 	suites/gpu-bulking-cachedop.json \
