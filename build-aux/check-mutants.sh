@@ -93,48 +93,22 @@ fi
 [ -z "$stale" ] || die "stale patches:$stale"
 
 work=$builddir/mutants
-msrc=$work/src
-mbuild=$work/build
 out=${MUTANT_OUT:-$work/out}
-mxcts=$builddir/harness/mxcts
-lib=$mbuild/ref/.libs/libmxref.so
 seed=${MUTANT_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
-[ -x "$mxcts" ] || die "no $mxcts: build the tree first (make)"
+# shellcheck source=build-aux/mutants-lib.sh
+. "$(dirname "$0")/mutants-lib.sh"
 
-# A fresh copy of the distributed tree, built once.
-prepare() {
-  rm -rf "$msrc" "$mbuild"
-  mkdir -p "$msrc" "$mbuild" "$out" || die "cannot create $work"
-  echo "check-mutants: copying the tree to $msrc (make distdir)"
-  ${MAKE:-make} -s -C "$builddir" distdir distdir="$msrc" top_distdir="$msrc" >"$work/distdir.log" 2>&1 ||
-    die "make distdir failed: $work/distdir.log"
-  echo "check-mutants: configuring and building libmxref in $mbuild (--without-cuda)"
-  (cd "$mbuild" && "$msrc/configure" --without-cuda >configure.log 2>&1) ||
-    die "configure failed: $mbuild/configure.log"
-  build || die "the unpatched build failed: $mbuild/build.log"
-}
-build() { (cd "$mbuild" && ${MAKE:-make} -j"${MUTANT_JOBS:-2}" ref/libmxref.la >build.log 2>&1); }
-
-# "SUITE/ASSERTION VERDICT" for every test point of a TAP report.
-verdicts() {
-  awk '/^  suite: /{s=$2} /^  assertion: /{a=$2} /^  verdict: /{v=$2; gsub(/"/,"",s); gsub(/"/,"",a); gsub(/"/,"",v); print s "/" a, v}' "$1"
-}
-
-# run_mxcts DIR ASSERTION...: one mxcts run of the copy's libmxref; its exit status.
+# run_mxcts DIR ASSERTION...: one run of the named assertions.
 run_mxcts() {
   dir=$1
   shift
   sel=
   for a in "$@"; do sel="$sel --assertion $a"; done
-  rm -rf "$dir"
-  mkdir -p "$dir"
   # shellcheck disable=SC2086 # $sel is a list of options, each a plain word
-  "$mxcts" run --impl "$lib" --suites "$srcdir/suites" --expectations none \
-    --seed "$seed" --max-backoff 0 --no-progress --out "$dir/run" \
-    --tap "$dir/mxcts.tap" $sel </dev/null >"$dir/mxcts.log" 2>&1
+  mutants_run "$dir" $sel
 }
 
-prepare
+mutants_prepare
 
 # The baseline: every assertion the selected mutants name, no mutant.
 all=$(for p in $patches; do header Killed-by "$p"; done | tr ',' '\n' | sort -u)
@@ -155,10 +129,10 @@ for p in $patches; do
   total=$((total + 1))
   t0=$(date +%s)
   patch -p1 -d "$msrc" -F0 -s -f <"$p" >"$out/$name.apply.log" 2>&1 || die "$name: patch failed on the copy: $out/$name.apply.log"
-  if build; then
+  if mutants_build; then
     # shellcheck disable=SC2086 # one assertion a word
     run_mxcts "$out/$name" $asserts
-    got=$(verdicts "$out/$name/mxcts.tap")
+    got=$(mutants_verdicts "$out/$name/mxcts.tap")
     ok=yes detail=
     for a in $asserts; do
       v=$(echo "$got" | awk -v a="$a" '$1 == a {print $2}')
@@ -177,7 +151,7 @@ for p in $patches; do
     *) survivors="$survivors $name"; printf 'SURVIVED  %-36s%s (%ss): %s\n' "$name" "$detail" "$secs" "$(what "$p")" ;;
   esac
 done
-build || die "the unpatched build failed after the mutants: $mbuild/build.log"
+mutants_build || die "the unpatched build failed after the mutants: $mbuild/build.log"
 
 echo "check-mutants: kill rate $killed/$total ($((100 * killed / total)) %) in $(($(date +%s) - start)) s, seed $seed"
 [ -z "$survivors" ] || echo "check-mutants: survived:$survivors (runs in $out)"

@@ -169,8 +169,16 @@ check-mocks:
 check-mutants: all
 	$(SHELL) $(top_srcdir)/build-aux/check-mutants.sh $(abs_top_srcdir) $(abs_top_builddir) $(MUTANTS)
 
-.PHONY: check-mutants
-EXTRA_DIST += build-aux/check-mutants.sh harness/tests/mutants
+# The generated mutation score (build-aux/check-mutants-generated.sh):
+# N mutants per folder of ref/src (engine, executor, imperative, op) made by
+# universalmutator, sampled, built and judged by the folder's suites.
+N = 10
+check-mutants-generated: all
+	N=$(N) $(SHELL) $(top_srcdir)/build-aux/check-mutants-generated.sh $(abs_top_srcdir) $(abs_top_builddir)
+
+.PHONY: check-mutants check-mutants-generated
+EXTRA_DIST += build-aux/check-mutants.sh build-aux/check-mutants-generated.sh build-aux/mutants-lib.sh \
+	harness/tests/mutants
 
 # libFuzzer targets of the harness parsers (build-aux/run_fuzz.sh, `make fuzz`).
 EXTRA_DIST += harness/tests/fuzz_suite.c harness/tests/fuzz_result.c \
