@@ -40,6 +40,64 @@ const char *mxcts_oracle_shape_str(const struct mxcts_oracle_shape *s, char *buf
   return buf;
 }
 
+/* ------------------------------------------------------------ dtypes */
+
+static const char *const dtype_names[MXCTS_ORACLE_NUM_DTYPES] = {
+    [MXCTS_ORACLE_FLOAT32] = "float32", [MXCTS_ORACLE_FLOAT64] = "float64", [MXCTS_ORACLE_FLOAT16] = "float16",
+    [MXCTS_ORACLE_UINT8] = "uint8",     [MXCTS_ORACLE_INT32] = "int32",     [MXCTS_ORACLE_INT8] = "int8",
+};
+
+const char *mxcts_oracle_dtype_name(int dtype) {
+  return dtype >= 0 && dtype < MXCTS_ORACLE_NUM_DTYPES ? dtype_names[dtype] : NULL;
+}
+
+int mxcts_oracle_dtype_code(const char *name) {
+  for (int d = 0; name && d < MXCTS_ORACLE_NUM_DTYPES; d++)
+    if (strcmp(name, dtype_names[d]) == 0) return d;
+  return -1;
+}
+
+uint16_t mxcts_oracle_f16_bits(double v) {
+  const uint16_t sign = signbit(v) ? 0x8000u : 0u;
+  const double a = fabs(v);
+  if (isnan(v)) return sign | 0x7e00u;
+  if (a >= 65520.0) return sign | 0x7c00u; /* beyond the largest half, 65504, by half an ulp */
+  if (a < 0x1p-14) return sign | (uint16_t)nearbyint(a * 0x1p24); /* subnormal: units of 2^-24 */
+  int e;
+  const double f = frexp(a, &e); /* a = f 2^e, f in [0.5, 1) */
+  double m = nearbyint((2 * f - 1) * 1024); /* the 10 fraction bits, rounded to nearest even */
+  int biased = e - 1 + 15;
+  if (m == 1024) m = 0, biased++;
+  if (biased >= 31) return sign | 0x7c00u;
+  return sign | (uint16_t)(biased << 10) | (uint16_t)m;
+}
+
+double mxcts_oracle_f16_value(uint16_t bits) {
+  const int e = bits >> 10 & 31, m = bits & 1023;
+  const double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
+  return bits & 0x8000u ? -v : v;
+}
+
+/* v toward zero, modulo 2^bits into [lo, lo + 2^bits). */
+static double wrap(double v, int bits, double lo) {
+  if (!isfinite(v)) return 0;
+  const double span = ldexp(1.0, bits), t = trunc(v);
+  double r = fmod(t - lo, span);
+  if (r < 0) r += span;
+  return r + lo;
+}
+
+double mxcts_oracle_round_to(int dtype, double v) {
+  switch (dtype) {
+    case MXCTS_ORACLE_FLOAT32: return (double)(float)v;
+    case MXCTS_ORACLE_FLOAT16: return mxcts_oracle_f16_value(mxcts_oracle_f16_bits(v));
+    case MXCTS_ORACLE_UINT8: return wrap(v, 8, 0);
+    case MXCTS_ORACLE_INT8: return wrap(v, 8, -128);
+    case MXCTS_ORACLE_INT32: return wrap(v, 32, -2147483648.0);
+    default: return v;
+  }
+}
+
 /* ------------------------------------------------------------ helpers for ops */
 
 int mxcts__oracle_fail(struct mxcts_oracle_error *err, int code, const char *op, const char *fmt,
@@ -147,6 +205,7 @@ int mxcts_oracle_prepare(struct mxcts_oracle_call *call, const char *op, int npa
   call->def = d;
   call->op = d->name;
   call->is_train = is_train;
+  call->out_dtype = MXCTS_ORACLE_SAME_DTYPE;
   if (nin < 0 || nin > MXCTS_ORACLE_MAX_INPUTS || (nin > 0 && !in_shapes))
     return mxcts__oracle_fail(err, MXCTS_ORACLE_EINVAL, d->name, "%d inputs: expected 0 to %d with shapes",
                               nin, MXCTS_ORACLE_MAX_INPUTS);
@@ -164,7 +223,7 @@ int mxcts_oracle_prepare(struct mxcts_oracle_call *call, const char *op, int npa
   int st = mxcts__oracle_parse_params(call, nparams, keys, vals, err);
   if (!st) st = d->prepare(call, err);
   if (st) {
-    const struct mxcts_oracle_call failed = {.def = d, .op = d->name};
+    const struct mxcts_oracle_call failed = {.def = d, .op = d->name, .out_dtype = MXCTS_ORACLE_SAME_DTYPE};
     *call = failed; /* nothing half-prepared escapes */
   }
   return st;
@@ -305,6 +364,8 @@ struct mxcts_oracle_tol mxcts_oracle_case_tol(const struct mxcts_oracle_case *c,
       {{1e-4, 1e-5}, {1e-9, 1e-12}}, /* forward: float32, float64 */
       {{1e-3, 1e-4}, {1e-6, 1e-8}},  /* backward */
   };
+  if (c->exact || (dtype != MXCTS_ORACLE_FLOAT32 && dtype != MXCTS_ORACLE_FLOAT64))
+    return (struct mxcts_oracle_tol){0, 0};
   const int d = dtype == MXCTS_ORACLE_FLOAT64 ? 1 : 0;
   struct mxcts_oracle_tol t = backward ? c->bwd_tol[d] : c->fwd_tol[d];
   if (t.rtol == 0) t.rtol = defaults[backward][d].rtol;
@@ -347,16 +408,25 @@ void mxcts_oracle_fill_values(const struct mxcts_oracle_fill *f, double *x, int6
     case MXCTS_ORACLE_FILL_CONST:
       for (int64_t i = 0; i < n; i++) x[i] = lo;
       break;
+    case MXCTS_ORACLE_FILL_SPECIAL: {
+      const double d = dtype == MXCTS_ORACLE_FLOAT64 ? 0x1p-1070 : 0x1p-140;
+      const double special[8] = {NAN, INFINITY, -INFINITY, -0.0, d, -d, 0.5, -1.5};
+      for (int64_t i = 0; i < n; i++) x[i] = special[i % 8];
+      break;
+    }
     default: /* uniform */
       if (dflt) lo = -1.0, hi = 1.0;
       for (int64_t i = 0; i < n; i++) x[i] = lo + (hi - lo) * mxcts_rng_uniform(&r->state);
       break;
   }
-  if (dtype == MXCTS_ORACLE_FLOAT32)
-    for (int64_t i = 0; i < n; i++) x[i] = (double)(float)x[i];
+  if (dtype != MXCTS_ORACLE_FLOAT64)
+    for (int64_t i = 0; i < n; i++) x[i] = mxcts_oracle_round_to(dtype, x[i]);
 }
 
 /* ------------------------------------------------------------ comparison */
+
+/* g is NaN where w is NaN, or the same infinity. */
+static bool same_nonfinite(double g, double w) { return isnan(w) ? isnan(g) : g == w; }
 
 bool mxcts_oracle_compare(const double *got, const double *want, int64_t n, double rtol,
                           double atol, struct mxcts_oracle_cmp *r) {
@@ -366,7 +436,13 @@ bool mxcts_oracle_compare(const double *got, const double *want, int64_t n, doub
   double worst_ratio = -1;
   for (int64_t i = 0; i < n; i++) {
     const double g = got[i], w = want[i];
-    if (!isfinite(g) || !isfinite(w)) {
+    if (!isfinite(w)) { /* expected NaN, +Inf or -Inf: the same kind, or wrong */
+      if (same_nonfinite(g, w)) continue;
+      c.nbad++;
+      if (!nonfinite) c.worst = i, nonfinite = true;
+      continue;
+    }
+    if (!isfinite(g)) {
       c.nbad++;
       if (!nonfinite) c.worst = i, nonfinite = true;
       continue;

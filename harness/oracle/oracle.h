@@ -14,7 +14,8 @@
  *     (SoftmaxOutput, the regression outputs, LeakyReLU selu);
  *   - central finite differences of sum(out * head_grad) in float64;
  *   - its own parser for the parameter strings, a seeded input generator,
- *     and the comparison routine (NaN and Inf never pass).
+ *     and the comparison routine (NaN and Inf pass only where the oracle
+ *     expects the same non-finite value).
  * It shares no code with ref/ (docs/oracle.md says how it was checked).
  *
  * Typical use (the probe's numerics workload):
@@ -68,9 +69,16 @@ extern "C" {
 #define MXCTS_ORACLE_EUNKNOWN (-4) /* no such op */
 
 /* dtypes, with MXNet's codes; the oracle computes in float64 whatever the
- * implementation uses, the dtype only picks tolerances and input rounding. */
+ * implementation uses, the dtype picks tolerances, the rounding of inputs
+ * and the conversion of expected values (mxcts_oracle_round_to). */
 #define MXCTS_ORACLE_FLOAT32 0
 #define MXCTS_ORACLE_FLOAT64 1
+#define MXCTS_ORACLE_FLOAT16 2
+#define MXCTS_ORACLE_UINT8 3
+#define MXCTS_ORACLE_INT32 4
+#define MXCTS_ORACLE_INT8 5
+#define MXCTS_ORACLE_NUM_DTYPES 6 /* the codes above are 0 .. NUM_DTYPES - 1 */
+#define MXCTS_ORACLE_SAME_DTYPE (-1) /* an output of its inputs' dtype */
 
 struct mxcts_oracle_error {
   char msg[256];
@@ -80,6 +88,22 @@ struct mxcts_oracle_shape {
   int ndim;
   int64_t dim[MXCTS_ORACLE_MAX_NDIM];
 };
+
+/* "float32", "float64", "float16", "uint8", "int32", "int8"; NULL for
+ * any other code. */
+const char *mxcts_oracle_dtype_name(int dtype);
+/* The code of a dtype name above, or -1. */
+int mxcts_oracle_dtype_code(const char *name);
+/* v as an element of `dtype` holds it: float32 and float16 round to
+ * nearest even (float16 overflows to Inf), float64 keeps it, an integer
+ * type converts as C does, toward zero, and keeps the value modulo 2^bits
+ * (two's complement), so that integer arithmetic that overflows wraps as
+ * MXNet's kernels do; NaN and Inf into an integer type give 0 (undefined in
+ * C: no case asks for it). */
+double mxcts_oracle_round_to(int dtype, double v);
+/* float16 bits of v (rounded as mxcts_oracle_round_to), and back. */
+uint16_t mxcts_oracle_f16_bits(double v);
+double mxcts_oracle_f16_value(uint16_t bits);
 
 /* Number of elements (1 for a 0-d shape). */
 int64_t mxcts_oracle_shape_size(const struct mxcts_oracle_shape *s);
@@ -147,6 +171,7 @@ struct mxcts_oracle_call {
   int nin;        /* inputs (not counting aux states) */
   int nout;       /* visible outputs: what MXImperativeInvokeEx returns */
   int naux;       /* aux states (BatchNorm's moving_mean, moving_var) */
+  int out_dtype;  /* the outputs' dtype (Cast, _zeros, _ones), or MXCTS_ORACLE_SAME_DTYPE */
   int nmutated;   /* inputs the op also writes (optimizer states) */
   int mutated[MXCTS_ORACLE_MAX_INPUTS]; /* their input indices */
   struct mxcts_oracle_shape in_shape[MXCTS_ORACLE_MAX_INPUTS];
@@ -225,6 +250,9 @@ enum mxcts_oracle_fill_kind {
   MXCTS_ORACLE_FILL_DISTINCT,    /* a shuffled set of values in [lo, hi), default [-1, 1),
                                     pairwise at least (hi - lo) / (2n) apart (max pooling) */
   MXCTS_ORACLE_FILL_CONST,       /* every value lo (ties, zeros) */
+  MXCTS_ORACLE_FILL_SPECIAL,     /* x[i] = the (i mod 8)-th of NaN, +Inf, -Inf, -0.0, +d, -d,
+                                    0.5, -1.5, d the dtype's denormal 2^-140 (float32) or
+                                    2^-1070 (float64) */
 };
 
 struct mxcts_oracle_fill {
@@ -234,6 +262,15 @@ struct mxcts_oracle_fill {
 
 struct mxcts_oracle_tol {
   double rtol, atol;
+};
+
+/* Input 0 of a case as the op sees it: its own array, or a view that
+ * shares a larger array's memory at an offset (the probe builds the larger
+ * array, with other values around the input's). */
+enum mxcts_oracle_view {
+  MXCTS_ORACLE_VIEW_NONE = 0,
+  MXCTS_ORACLE_VIEW_SLICE, /* rows [1, 1 + d0) of a (d0 + 2, ...) array: MXNDArraySlice */
+  MXCTS_ORACLE_VIEW_AT,    /* entry 1 of a (3, shape...) array: MXNDArrayAt */
 };
 
 /* One test case.  Shapes of outputs and aux states, and the input count
@@ -252,6 +289,11 @@ struct mxcts_oracle_case {
                     mxcts_oracle_dropout_check, not mxcts_oracle_forward */
   int grad;      /* enum mxcts_oracle_grad (equals the prepared call's) */
   unsigned grad_inputs; /* bit i: check the gradient of input i */
+  /* Bit d: the case runs in dtype d (its inputs' dtype); 0: in float32 and
+   * float64, as the run asks. */
+  unsigned dtypes;
+  bool exact;    /* the expected values are exact: tolerance 0 in every dtype */
+  int view;      /* enum mxcts_oracle_view: how input 0 reaches the op */
   /* Tolerances by dtype (index MXCTS_ORACLE_FLOAT32 or _FLOAT64); entries
    * left 0 take the defaults of mxcts_oracle_case_tol. */
   struct mxcts_oracle_tol fwd_tol[2], bwd_tol[2];
@@ -270,31 +312,55 @@ int mxcts_oracle_case_params(const struct mxcts_oracle_case *c, const char **key
 /* mxcts_oracle_prepare with the case's parameters, shapes and mode. */
 int mxcts_oracle_prepare_case(struct mxcts_oracle_call *call, const struct mxcts_oracle_case *c,
                               struct mxcts_oracle_error *err);
-/* The case's tolerance for dtype (FLOAT32 or FLOAT64; others get FLOAT32's)
- * for the forward or the backward, defaults filled in:
+/* The case's tolerance for dtype for the forward or the backward, defaults
+ * filled in:
  *   forward  float32 rtol 1e-4 atol 1e-5,  float64 rtol 1e-9 atol 1e-12
- *   backward float32 rtol 1e-3 atol 1e-4,  float64 rtol 1e-6 atol 1e-8 */
+ *   backward float32 rtol 1e-3 atol 1e-4,  float64 rtol 1e-6 atol 1e-8
+ * and 0 (exact) for an exact case, for float16 and for the integer types,
+ * whose cases are built so that the op's result is exact in the dtype. */
 struct mxcts_oracle_tol mxcts_oracle_case_tol(const struct mxcts_oracle_case *c, int dtype,
                                               bool backward);
 
 /* ------------------------------------------------------------ generated cases */
 
 /* Cases generated from the parameter spaces of ops (oracle_gen.c,
- * docs/oracle.md "Generated cases"): shapes of rank 1 to 4, every axis,
- * each parameter's values in full products, edge inputs.  Point i of
+ * oracle_gen_nn.c, docs/oracle.md "Generated cases"): shapes of rank 1 to
+ * 4, every axis, each parameter's values in products, edge inputs, special
+ * values, dtypes beyond float32/float64, inputs that are views.  Point i of
  * [0, mxcts_oracle_num_gen_points()) is either a case or a combination the
  * op rejects.  A generated case keeps its strings in its own struct, which
  * out->c points into: fill it in place and do not copy it. */
+enum mxcts_oracle_gen_kind {
+  MXCTS_ORACLE_GEN_SPACE = 0, /* a parameter space: values checked forward and backward */
+  MXCTS_ORACLE_GEN_SPECIAL,   /* NaN, Inf, -0.0 and denormal inputs; forward only */
+  MXCTS_ORACLE_GEN_DTYPE,     /* float16 and the integer dtypes MXNet 1.9.1 handles; forward only */
+  MXCTS_ORACLE_GEN_VIEW,      /* input 0 a view into a larger array (case.view) */
+  MXCTS_ORACLE_GEN_NUM_KINDS
+};
+/* "spaces", "special", "dtypes", "views"; NULL for any other kind. */
+const char *mxcts_oracle_gen_kind_name(int kind);
+
 struct mxcts_oracle_gen_case {
   struct mxcts_oracle_case c;
+  int kind; /* enum mxcts_oracle_gen_kind */
   char name[128];
   char keys[MXCTS_ORACLE_MAX_CASE_PARAMS][24];
   char vals[MXCTS_ORACLE_MAX_CASE_PARAMS][MXCTS_ORACLE_STRING_MAX];
 };
 int mxcts_oracle_num_gen_points(void);
 /* Point i into *out: true when it is a case (mxcts_oracle_prepare_case
- * accepts it), false when it is not (out then holds nothing usable). */
+ * accepts it; out->c.grad is then the prepared call's), false when it is
+ * not (out then holds nothing usable). */
 int mxcts_oracle_gen_case_at(int i, struct mxcts_oracle_gen_case *out);
+/* The points a run takes, ascending, each a case: with `full` every case;
+ * else (quick depth) every case of the small spaces and, of each space too
+ * big for the default run, a pairwise subset: every pair of values of two
+ * of its dimensions that some case holds is held by a chosen case, chosen
+ * greedily (the case covering the most pairs not yet covered, the lowest
+ * point on ties), so the subset is the same on every run.  `points` has
+ * room for mxcts_oracle_num_gen_points() entries; returns their count, or
+ * MXCTS_ORACLE_ENOMEM. */
+int mxcts_oracle_gen_select(bool full, int *points);
 
 /* ------------------------------------------------------------ random inputs */
 
@@ -314,9 +380,9 @@ void mxcts_oracle_fill_values(const struct mxcts_oracle_fill *f, double *x, int6
 
 struct mxcts_oracle_cmp {
   int64_t n;      /* elements compared */
-  int64_t nbad;   /* elements outside the tolerance (or not finite) */
-  int64_t worst;  /* index of the worst element: the first non-finite one, else the
-                     largest |got - want| / (atol + rtol |want|); -1 when n is 0 */
+  int64_t nbad;   /* elements outside the tolerance, or of the wrong kind of non-finite */
+  int64_t worst;  /* index of the worst element: the first bad one with a non-finite value,
+                     else the largest |got - want| / (atol + rtol |want|); -1 when n is 0 */
   double got, want; /* the values there */
   double max_abs;   /* max |got - want| over finite pairs */
   double max_rel;   /* max |got - want| / |want| over finite pairs (Inf when want is 0
@@ -324,9 +390,12 @@ struct mxcts_oracle_cmp {
   bool pass;
 };
 
-/* Element i passes when both values are finite and
- * |got[i] - want[i]| <= atol + rtol * |want[i]|.  NaN or Inf in either
- * array never passes.  Fills *r (may be NULL); returns r->pass. */
+/* Element i passes when want[i] is finite, got[i] is finite and
+ * |got[i] - want[i]| <= atol + rtol * |want[i]|; or when want[i] is not
+ * finite (the op's MXNet semantics give NaN or an infinity there) and
+ * got[i] is the same kind: NaN for NaN, the infinity of the same sign.
+ * So NaN never passes where a finite value is expected, and a finite value
+ * never where NaN or Inf is.  Fills *r (may be NULL); returns r->pass. */
 bool mxcts_oracle_compare(const double *got, const double *want, int64_t n, double rtol,
                           double atol, struct mxcts_oracle_cmp *r);
 

@@ -103,6 +103,15 @@ const struct mxcts_oracle_case mxcts__oracle_cases[] = {
      .in_fill = {{MXCTS_ORACLE_FILL_CONST, 0.5, 0.5}}, DIRECT, GI(1)},
     {.op = "clip", .name = "crossed_bounds", .params = {{"a_min", "0.5"}, {"a_max", "-0.5"}}, IN1((3, 4)), DIRECT, GI(1)},
 
+    /* ---------------------------------------------------------- Cast (forward only; exact) */
+    {.op = "Cast", .name = "to_int8", .params = {{"dtype", "int8"}}, IN1((3, 4)), .in_fill = {UNI(-100, 100)}, NOGRAD,
+     .exact = true},
+    {.op = "Cast", .name = "to_uint8", .params = {{"dtype", "uint8"}}, IN1((3, 4)), .in_fill = {UNI(-0.875, 250)},
+     NOGRAD, .exact = true},
+    {.op = "Cast", .name = "to_int32", .params = {{"dtype", "int32"}}, IN1((3, 4)), .in_fill = {UNI(-1e5, 1e5)},
+     NOGRAD, .exact = true},
+    {.op = "Cast", .name = "to_float32", .params = {{"dtype", "float32"}}, IN1((3, 4)), NOGRAD, .exact = true},
+
     /* ---------------------------------------------------------- reductions, dot */
     {.op = "sum", .name = "all", IN1((2, 3, 4)), FD, GI(1)},
     {.op = "sum", .name = "axis1", .params = {{"axis", "1"}}, IN1((2, 3, 4)), FD, GI(1)},

@@ -1,7 +1,9 @@
 /*
- * Oracle ops over windows: Convolution and Pooling (1-D, 2-D and 3-D,
- * channel-first layouts), as direct loops over output positions and taps
- * (no im2col, no BLAS).  Both gradients are derivatives (GRAD_FD).
+ * Oracle ops over windows: Convolution (1-D, 2-D and 3-D, channel-first
+ * layouts: MXNet 1.9.1's CPU convolution refuses channel-last ones) and
+ * Pooling (also channel-last: NWC, NHWC, NDHWC), as direct loops over
+ * output positions and taps (no im2col, no BLAS).  Both gradients are
+ * derivatives (GRAD_FD).
  *
  * MXNet 1.9.1 semantics that matter here:
  *  - Convolution: out = (in + 2 pad - (dilate (kernel - 1) + 1)) / stride
@@ -43,16 +45,25 @@ static int complete(struct mxcts_oracle_call *c, int field, const char *name, in
   return 0;
 }
 
-/* layout: None or the channel-first layout of nsp spatial axes. */
-static int check_layout(const struct mxcts_oracle_call *c, const char *layout, int nsp,
+static const char *const first_layouts[] = {"NCW", "NCHW", "NCDHW"}, *const last_layouts[] = {"NWC", "NHWC", "NDHWC"};
+
+static bool channel_last(const char *layout) {
+  for (int i = 0; i < 3; i++)
+    if (strcmp(layout, last_layouts[i]) == 0) return true;
+  return false;
+}
+
+/* layout: None or a layout of nsp spatial axes; channel-last ones only
+ * where `last_ok` (Pooling; MXNet 1.9.1's CPU Convolution refuses them). */
+static int check_layout(const struct mxcts_oracle_call *c, const char *layout, int nsp, bool last_ok,
                         struct mxcts_oracle_error *err) {
-  static const char *const first[] = {"NCW", "NCHW", "NCDHW"}, *const last[] = {"NWC", "NHWC", "NDHWC"};
   if (strcmp(layout, "None") == 0) return 0;
   for (int i = 0; i < 3; i++) {
-    if (strcmp(layout, first[i]) == 0)
+    const bool first = strcmp(layout, first_layouts[i]) == 0, last = strcmp(layout, last_layouts[i]) == 0;
+    if (last && !last_ok)
+      return FAIL(MXCTS_ORACLE_ENOTSUP, "layout=%s: channel-last convolution is not modelled", layout);
+    if (first || last)
       return i + 1 == nsp ? 0 : FAIL(MXCTS_ORACLE_EINVAL, "layout=%s does not fit %d spatial axes", layout, nsp);
-    if (strcmp(layout, last[i]) == 0)
-      return FAIL(MXCTS_ORACLE_ENOTSUP, "layout=%s: channel-last layouts are not modelled", layout);
   }
   return FAIL(MXCTS_ORACLE_EINVAL, "layout='%s' is not a layout", layout);
 }
@@ -99,7 +110,7 @@ PREP(prep_conv) {
   if (!st) st = complete(c, CV_STRIDE, "stride", nk, 1, 1, err);
   if (!st) st = complete(c, CV_DILATE, "dilate", nk, 1, 1, err);
   if (!st) st = complete(c, CV_PAD, "pad", nk, 0, 0, err);
-  if (!st) st = check_layout(c, c->pv[CV_LAYOUT].s, nk, err);
+  if (!st) st = check_layout(c, c->pv[CV_LAYOUT].s, nk, false, err);
   if (st) return st;
   static const char *const tunes[] = {"None", "off", "limited_workspace", "fastest"};
   bool tune_ok = false;
@@ -199,15 +210,23 @@ static const struct mxcts_oracle_field pool_fields[] = {
     [PL_LAYOUT] = {"layout", MXCTS_ORACLE_P_STRING, "None", NULL},
 };
 
+/* Where data's spatial axis j and its channel axis are. */
+static int pool_spatial(const struct mxcts_oracle_call *c, int j) {
+  return channel_last(c->pv[PL_LAYOUT].s) ? 1 + j : 2 + j;
+}
+static int pool_channel(const struct mxcts_oracle_call *c) {
+  return channel_last(c->pv[PL_LAYOUT].s) ? c->in_shape[0].ndim - 1 : 1;
+}
+
 static void pool_geom(const struct mxcts_oracle_call *c, struct geom *g) {
   const shape_t *x = &c->in_shape[0];
   const int nsp = x->ndim - 2, off = 3 - nsp;
   const bool global = c->pv[PL_GLOBAL].i, full = c->pv[PL_CONVENTION].i == CONV_FULL;
   g->n = x->dim[0];
-  g->c = x->dim[1];
+  g->c = x->dim[pool_channel(c)];
   for (int i = 0; i < 3; i++) {
     const int j = i - off;
-    g->in[i] = j < 0 ? 1 : x->dim[2 + j];
+    g->in[i] = j < 0 ? 1 : x->dim[pool_spatial(c, j)];
     g->d[i] = 1;
     if (j < 0 || global) {
       g->k[i] = g->in[i], g->s[i] = 1, g->p[i] = 0, g->out[i] = 1;
@@ -242,7 +261,7 @@ PREP(prep_pool) {
   const int nsp = x->ndim - 2;
   if (c->pv[PL_CONVENTION].i == CONV_SAME)
     return FAIL(MXCTS_ORACLE_ENOTSUP, "pooling_convention=same is not modelled");
-  st = check_layout(c, c->pv[PL_LAYOUT].s, nsp, err);
+  st = check_layout(c, c->pv[PL_LAYOUT].s, nsp, true, err);
   if (st) return st;
   const int64_t type = c->pv[PL_TYPE].i;
   if (type == POOL_LP && (c->pv[PL_P_VALUE].none || c->pv[PL_P_VALUE].i < 1 || c->pv[PL_P_VALUE].i > 3))
@@ -255,7 +274,7 @@ PREP(prep_pool) {
     if (!st) st = complete(c, PL_PAD, "pad", nsp, 0, 0, err);
     if (st) return st;
     for (int j = 0; j < nsp; j++)
-      if (c->pv[PL_KERNEL].t[j] > x->dim[2 + j] + 2 * c->pv[PL_PAD].t[j])
+      if (c->pv[PL_KERNEL].t[j] > x->dim[pool_spatial(c, j)] + 2 * c->pv[PL_PAD].t[j])
         return FAIL(MXCTS_ORACLE_EINVAL, "kernel exceeds the padded input in axis %d", j);
   }
   struct geom g;
@@ -270,7 +289,7 @@ PREP(prep_pool) {
     }
   c->nout = 1;
   c->out_shape[0] = *x;
-  for (int j = 0; j < nsp; j++) c->out_shape[0].dim[2 + j] = g.out[3 - nsp + j];
+  for (int j = 0; j < nsp; j++) c->out_shape[0].dim[pool_spatial(c, j)] = g.out[3 - nsp + j];
   c->grad = MXCTS_ORACLE_GRAD_FD;
   return 0;
 }
@@ -282,8 +301,15 @@ FWD(fwd_pool) {
   const int64_t type = c->pv[PL_TYPE].i, pv = type == POOL_LP ? c->pv[PL_P_VALUE].i : 1;
   const bool include_pad = c->pv[PL_INCLUDE_PAD].none || c->pv[PL_INCLUDE_PAD].i;
   const int64_t isz = g.in[0] * g.in[1] * g.in[2], osz = g.out[0] * g.out[1] * g.out[2];
+  /* element (image n, channel ch, spatial position sp) of a plane of sz
+   * positions sits at (n C + ch) sz + sp channel-first, (n sz + sp) C + ch
+   * channel-last */
+  const bool last = channel_last(c->pv[PL_LAYOUT].s);
   for (int64_t plane = 0; plane < g.n * g.c; plane++) {
-    const double *x = in[0] + plane * isz;
+    const int64_t n = plane / g.c, ch = plane % g.c;
+    const int64_t x0 = last ? n * isz * g.c + ch : plane * isz, xs = last ? g.c : 1;
+    const int64_t y0 = last ? n * osz * g.c + ch : plane * osz, ys = last ? g.c : 1;
+    const double *x = in[0] + x0;
     int64_t o[3], oj = 0;
     for (o[0] = 0; o[0] < g.out[0]; o[0]++)
       for (o[1] = 0; o[1] < g.out[1]; o[1]++)
@@ -298,7 +324,7 @@ FWD(fwd_pool) {
           for (int64_t a = clo[0]; a < chi[0]; a++)
             for (int64_t b = clo[1]; b < chi[1]; b++)
               for (int64_t e = clo[2]; e < chi[2]; e++) {
-                const double v = x[(a * g.in[1] + b) * g.in[2] + e];
+                const double v = x[((a * g.in[1] + b) * g.in[2] + e) * xs];
                 if (type == POOL_MAX)
                   acc = v > acc ? v : acc;
                 else
@@ -306,7 +332,7 @@ FWD(fwd_pool) {
               }
           if (type == POOL_AVG) acc /= (double)(include_pad ? full : clipped);
           if (type == POOL_LP) acc = pv == 2 ? sqrt(acc) : pv == 3 ? cbrt(acc) : acc;
-          out[0][plane * osz + oj] = acc;
+          out[0][y0 + oj * ys] = acc;
         }
   }
 }

@@ -1,7 +1,7 @@
 /*
  * Oracle ops, element by element: reverse, _copy, _zeros, _ones,
  * zeros_like, ones_like, add_n, elemwise_*, the *_scalar family,
- * broadcast_*, the unary math ops, Activation, LeakyReLU and clip.
+ * broadcast_*, the unary math ops, Activation, LeakyReLU, clip and Cast.
  *
  * MXNet 1.9.1 semantics that matter here:
  *  - broadcasting is numpy's: shapes align at the last axis, missing axes
@@ -16,7 +16,11 @@
  *    gradient where a_min <= x <= a_max: the bounds themselves included,
  *    where the derivative is a convention, so it is stated (GRAD_DIRECT)
  *    rather than left to finite differences, which fail near a bound;
- *  - zeros_like/ones_like pass no gradient (GRAD_NONE).
+ *  - zeros_like/ones_like pass no gradient (GRAD_NONE);
+ *  - relu (and Activation's relu) is IsNan(a) || a > 0 ? a : 0: NaN
+ *    propagates (mshadow_op::relu);
+ *  - Cast converts as C's static_cast: toward zero into an integer type
+ *    (tcast in CastCompute); only its forward is modelled (GRAD_NONE).
  */
 #include <math.h>
 #include <string.h>
@@ -85,8 +89,18 @@ static const struct mxcts_oracle_field init_fields[] = {
     {"dtype", MXCTS_ORACLE_P_ENUM, "float32", dtype_names},
 };
 
+/* The code of dtype choice `i` of dtype_names (MXNet's order, which the
+ * oracle's codes follow up to int8); ENOTSUP beyond. */
+static int dtype_choice(struct mxcts_oracle_call *c, int64_t i, struct mxcts_oracle_error *err) {
+  const int code = mxcts_oracle_dtype_code(dtype_names[i]);
+  if (code < 0) return FAIL(MXCTS_ORACLE_ENOTSUP, "dtype=%s is not modelled", dtype_names[i]);
+  c->out_dtype = code;
+  return 0;
+}
+
 PREP(prep_init) {
   int st = mxcts__oracle_want_nin(c, 0, err);
+  if (!st) st = dtype_choice(c, c->pv[2].i, err);
   if (st) return st;
   c->nout = 1;
   c->out_shape[0].ndim = c->pv[0].n;
@@ -159,7 +173,7 @@ static double apply(int fn, double a, double b) {
     case F_LOG: return log(a);
     case F_SQRT: return sqrt(a);
     case F_SQUARE: return a * a;
-    case F_RELU: return a > 0 ? a : 0.0;
+    case F_RELU: return isnan(a) || a > 0 ? a : 0.0;
     case F_SIGMOID: return 1.0 / (1.0 + exp(-a));
     case F_TANH: return tanh(a);
     case F_SOFTRELU: return a > 0 ? a + log1p(exp(-a)) : log1p(exp(a)); /* log(1 + e^a) */
@@ -394,6 +408,27 @@ BWD(bwd_clip) {
     grad[0][j] = in[0][j] > hi || in[0][j] < lo ? 0.0 : head[0][j];
 }
 
+/* ------------------------------------------------------------ Cast */
+
+static const struct mxcts_oracle_field cast_fields[] = {
+    {"dtype", MXCTS_ORACLE_P_ENUM, NULL, dtype_names},
+};
+
+PREP(prep_cast) {
+  int st = mxcts__oracle_want_nin(c, 1, err);
+  if (!st) st = dtype_choice(c, c->pv[0].i, err);
+  if (st) return st;
+  c->nout = 1;
+  c->out_shape[0] = c->in_shape[0];
+  c->grad = MXCTS_ORACLE_GRAD_NONE;
+  return 0;
+}
+
+FWD(fwd_cast) {
+  FWD_UNUSED;
+  for (int64_t j = 0; j < size_of(&c->in_shape[0]); j++) out[0][j] = mxcts_oracle_round_to(c->out_dtype, in[0][j]);
+}
+
 /* ------------------------------------------------------------ the table */
 
 OP(op_reverse, "reverse", reverse_fields, 1, prep_reverse, fwd_reverse, NULL, "flip", NULL);
@@ -444,6 +479,7 @@ OP(op_activation, "Activation", act_fields, 1, prep_like_input, fwd_activation, 
 OP(op_leaky, "LeakyReLU", leaky_fields, NOF(leaky_fields), prep_leaky, fwd_leaky, bwd_leaky,
    "_npx_leaky_relu", NULL);
 OP(op_clip, "clip", clip_fields, NOF(clip_fields), prep_clip, fwd_clip, bwd_clip, NULL);
+OP(op_cast, "Cast", cast_fields, NOF(cast_fields), prep_cast, fwd_cast, NULL, "cast", NULL);
 
 const struct mxcts_oracle_opdef *const mxcts__oracle_ops_elemwise[] = {
     &op_reverse,      &op_copy,        &op_zeros,         &op_ones,          &op_zeros_like,
@@ -452,5 +488,5 @@ const struct mxcts_oracle_opdef *const mxcts__oracle_ops_elemwise[] = {
     &op_div_scalar,   &op_rdiv_scalar, &op_badd,          &op_bsub,          &op_bmul,
     &op_bdiv,         &op_negative,    &op_exp,           &op_log,           &op_sqrt,
     &op_square,       &op_relu,        &op_sigmoid,       &op_tanh,          &op_activation,
-    &op_leaky,        &op_clip,        NULL,
+    &op_leaky,        &op_clip,        &op_cast,          NULL,
 };

@@ -90,6 +90,36 @@ double mxcts__oracle_f32(double v);
                                                 .prepare = PREPARE, .forward = FORWARD, \
                                                 .backward = BACKWARD}
 
+/* ------------------------------------------------------------ generated cases */
+
+/* A parameter space (oracle_gen.c, oracle_gen_nn.c): `ndims` dimensions of
+ * radix[k] values each; point d (one digit per dimension) is made into a
+ * case by `make`, which returns false for a combination that is no case
+ * (prepare then also rejects what it lets through).  Quick depth takes a
+ * pairwise subset of the points where `pairwise`, else every point. */
+#define MXCTS__GEN_MAX_DIMS 10
+struct mxcts__oracle_space {
+  const char *op;
+  int kind; /* enum mxcts_oracle_gen_kind */
+  bool (*make)(const int *d, const char *op, struct mxcts_oracle_gen_case *g);
+  int ndims;
+  int radix[MXCTS__GEN_MAX_DIMS];
+  bool pairwise;
+};
+extern const struct mxcts__oracle_space mxcts__oracle_spaces_nn[]; /* oracle_gen_nn.c */
+extern const int mxcts__oracle_nspaces_nn;
+
+/* Helpers of the make functions (oracle_gen.c). */
+void mxcts__gen_param(struct mxcts_oracle_gen_case *g, const char *key, const char *val);
+void mxcts__gen_int_param(struct mxcts_oracle_gen_case *g, const char *key, int64_t val);
+/* "(v,)" "(v,v)" or "(v,v,v)" for n spatial axes. */
+void mxcts__gen_tuple_param(struct mxcts_oracle_gen_case *g, const char *key, int n, int64_t v);
+/* Input i of shape s filled as `fill`; nin grows to i + 1. */
+void mxcts__gen_input(struct mxcts_oracle_gen_case *g, int i, const struct mxcts_oracle_shape *s,
+                      struct mxcts_oracle_fill fill);
+/* name = "<kind>:<what>:<shape of input 0>". */
+void mxcts__gen_name(struct mxcts_oracle_gen_case *g, const char *what);
+
 typedef struct mxcts_oracle_shape shape_t;
 
 static inline int64_t size_of(const shape_t *s) { return mxcts_oracle_shape_size(s); }

@@ -7,11 +7,22 @@
  * differences of the oracle, or the op's stated gradient for loss ops), aux
  * states after the backward pass, and inputs the op mutates.  One check per
  * comparison, named "<op>/<case>/<dtype>/<what>".  With generated=1 the
- * oracle's generated cases (parameter spaces) run after its table; with
- * grad_reqs=write,add,null the gradients are checked under each grad_req
- * listed: add onto a drawn prior gradient, null on the first checked input
- * (the others write) leaving its prior untouched; forward checks run with
- * write.
+ * oracle's generated cases run after its table, those of the kinds listed
+ * in `kinds` (parameter spaces, special values, dtypes, views), at the
+ * depth of `depth` (quick: pairwise subsets of the biggest spaces, full:
+ * every case); with grad_reqs=write,add,null the gradients are checked
+ * under each grad_req listed: add onto a drawn prior gradient, null on the
+ * first checked input (the others write) leaving its prior untouched;
+ * forward checks run with write.
+ *
+ * Arrays are created and read in the case's dtype (float32, float64,
+ * float16, uint8, int32, int8); an output must have the dtype the op gives
+ * (its inputs', or Cast's parameter), and the oracle's values are converted
+ * to that dtype before the comparison.  A case in a dtype other than
+ * float32 and float64 that the implementation refuses at the call
+ * (MXImperativeInvokeEx fails) is counted, not judged, as an op it does
+ * not list is: the metric dtype_cases_refused.  A view case passes its
+ * input 0 as a view into a larger array (MXNDArraySlice or MXNDArrayAt).
  *
  * The parity workload runs the same cases twice through the
  * implementation, on cpu(0) and on gpu(0), with the same inputs, and
@@ -30,12 +41,16 @@ enum { MAXT = MXCTS_ORACLE_MAX_INPUTS + MXCTS_ORACLE_MAX_AUX };
 /* MXNet's grad_req codes. */
 enum { REQ_NULL = 0, REQ_WRITE = 1, REQ_ADD = 3 };
 
+/* run_forward's answer when the implementation refuses a case's dtype. */
+enum { REFUSED = 1 };
+
 struct num_case {
   const struct mxcts_oracle_case *c;
   struct mxcts_oracle_call call;
-  int dtype; /* MXCTS_ORACLE_FLOAT32 / _FLOAT64; MXNet's codes are the same numbers */
+  int dtype; /* the inputs' (MXCTS_ORACLE_*: MXNet's codes) */
   double *in[MAXT], *aux[MXCTS_ORACLE_MAX_AUX], *head[MXCTS_ORACLE_MAX_OUTPUTS];
   NDArrayHandle in_nd[MAXT], grad_nd[MXCTS_ORACLE_MAX_INPUTS], head_nd[MXCTS_ORACLE_MAX_OUTPUTS];
+  NDArrayHandle parent; /* the larger array input 0 is a view into (view cases) */
   NDArrayHandle *outs;
   int nout;
   int dev_type; /* MXNet's 1 (cpu) or 2 (gpu), device id 0 */
@@ -55,6 +70,11 @@ static uint32_t input_req(const struct num_case *nc, int i) {
   return (uint32_t)nc->req;
 }
 
+/* The dtype of the op's outputs. */
+static int out_dtype(const struct num_case *nc) {
+  return nc->call.out_dtype == MXCTS_ORACLE_SAME_DTYPE ? nc->dtype : nc->call.out_dtype;
+}
+
 /* What one run through the implementation gave, as doubles. */
 struct captured {
   double *out[MXCTS_ORACLE_MAX_OUTPUTS], *mutated[MXCTS_ORACLE_MAX_INPUTS];
@@ -63,6 +83,41 @@ struct captured {
 
 static int64_t size_of(const struct mxcts_oracle_shape *s) { return mxcts_oracle_shape_size(s); }
 
+/* ------------------------------------------------------------ elements of any dtype */
+
+static size_t dtype_size(int dtype) {
+  switch (dtype) {
+    case MXCTS_ORACLE_FLOAT64: return 8;
+    case MXCTS_ORACLE_FLOAT16: return 2;
+    case MXCTS_ORACLE_UINT8:
+    case MXCTS_ORACLE_INT8: return 1;
+    default: return 4;
+  }
+}
+
+static void put(void *buf, int dtype, int64_t i, double v) {
+  const double r = mxcts_oracle_round_to(dtype, v);
+  switch (dtype) {
+    case MXCTS_ORACLE_FLOAT64: ((double *)buf)[i] = v; break;
+    case MXCTS_ORACLE_FLOAT16: ((uint16_t *)buf)[i] = mxcts_oracle_f16_bits(v); break;
+    case MXCTS_ORACLE_UINT8: ((uint8_t *)buf)[i] = (uint8_t)r; break;
+    case MXCTS_ORACLE_INT32: ((int32_t *)buf)[i] = (int32_t)r; break;
+    case MXCTS_ORACLE_INT8: ((int8_t *)buf)[i] = (int8_t)r; break;
+    default: ((float *)buf)[i] = (float)v; break;
+  }
+}
+
+static double get(const void *buf, int dtype, int64_t i) {
+  switch (dtype) {
+    case MXCTS_ORACLE_FLOAT64: return ((const double *)buf)[i];
+    case MXCTS_ORACLE_FLOAT16: return mxcts_oracle_f16_value(((const uint16_t *)buf)[i]);
+    case MXCTS_ORACLE_UINT8: return ((const uint8_t *)buf)[i];
+    case MXCTS_ORACLE_INT32: return ((const int32_t *)buf)[i];
+    case MXCTS_ORACLE_INT8: return ((const int8_t *)buf)[i];
+    default: return ((const float *)buf)[i];
+  }
+}
+
 static int to_array(struct probe *p, const double *x, const struct mxcts_oracle_shape *s, int dtype,
                     int dev_type, NDArrayHandle *out) {
   uint32_t shape[MXCTS_ORACLE_MAX_NDIM];
@@ -70,38 +125,65 @@ static int to_array(struct probe *p, const double *x, const struct mxcts_oracle_
   PROBE_CALL(p, MXNDArrayCreateEx, shape, (uint32_t)s->ndim, dev_type, 0, 0, dtype, out);
   int64_t n = size_of(s);
   if (n == 0 || !x) return 0;
-  void *buf = malloc((size_t)n * (dtype ? sizeof(double) : sizeof(float)));
-  for (int64_t i = 0; i < n; i++) {
-    if (dtype) ((double *)buf)[i] = x[i];
-    else ((float *)buf)[i] = (float)x[i];
-  }
+  void *buf = malloc((size_t)n * dtype_size(dtype));
+  for (int64_t i = 0; i < n; i++) put(buf, dtype, i, x[i]);
   int rc = p->api.MXNDArraySyncCopyFromCPU(*out, buf, (size_t)n) ? mxcts__probe_fail(p, "MXNDArraySyncCopyFromCPU") : 0;
   free(buf);
   return rc;
 }
 
-/* Read an array of n elements as doubles, whatever its float dtype. */
-static int from_array(struct probe *p, NDArrayHandle a, double *x, int64_t n) {
-  int nd, dtype = 0;
+/* Input 0 of a view case: a larger array holding x among other values
+ * (100, 101, ..., which no case's inputs come near), and *out the view of
+ * x into it. */
+static int to_view(struct probe *p, struct num_case *nc, const double *x, const struct mxcts_oracle_shape *s,
+                   NDArrayHandle *out) {
+  struct mxcts_oracle_shape big = *s;
+  const bool slice = nc->c->view == MXCTS_ORACLE_VIEW_SLICE;
+  const int64_t n = size_of(s), before = slice ? n / s->dim[0] : n; /* one row, or one entry */
+  if (slice) {
+    big.dim[0] += 2;
+  } else {
+    memmove(big.dim + 1, s->dim, (size_t)s->ndim * sizeof big.dim[0]);
+    big.ndim++, big.dim[0] = 3;
+  }
+  double *all = malloc((size_t)size_of(&big) * sizeof *all);
+  for (int64_t i = 0; i < size_of(&big); i++) all[i] = 100 + (double)i;
+  memcpy(all + before, x, (size_t)n * sizeof *x);
+  int rc = to_array(p, all, &big, nc->dtype, nc->dev_type, &nc->parent);
+  free(all);
+  if (rc) return rc;
+  if (slice) PROBE_CALL(p, MXNDArraySlice, nc->parent, 1, 1 + (uint32_t)s->dim[0], out);
+  else PROBE_CALL(p, MXNDArrayAt, nc->parent, 1, out);
+  return 0;
+}
+
+/* Read an array of n elements as doubles; it must have dtype `want`. */
+static int from_array(struct probe *p, const struct num_case *nc, NDArrayHandle a, double *x, int64_t n,
+                      int want) {
+  int nd, dtype = want;
   const int *dims;
   if (mxcts__capi_get_shape(&p->api, a, &nd, &dims) != 0)
     return mxcts__probe_fail(p, p->api.MXNDArrayGetShapeEx ? "MXNDArrayGetShapeEx" : "MXNDArrayGetShape");
   int64_t m = 1;
   for (int d = 0; d < nd; d++) m *= dims[d];
+  char name[256];
+  snprintf(name, sizeof name, "%s/%s/%s/", nc->c->op, nc->c->name, mxcts_oracle_dtype_name(nc->dtype));
   if (m != n) {
-    mxcts__probe_add_check(p, "numerics/shape", false, "an array has %lld elements where the oracle has %lld",
-                    (long long)m, (long long)n);
+    mxcts__probe_add_check(p, strcat(name, "shape"), false, "an array has %lld elements where the oracle has %lld",
+                           (long long)m, (long long)n);
     return -1;
   }
   if (p->api.MXNDArrayGetDType && p->api.MXNDArrayGetDType(a, &dtype) != 0)
     return mxcts__probe_fail(p, "MXNDArrayGetDType");
-  if (dtype != 0 && dtype != 1) {
-    mxcts__probe_add_check(p, "numerics/dtype", false, "an output has dtype %d, not float32 or float64", dtype);
+  if (dtype != want) {
+    mxcts__probe_add_check(p, strcat(name, "dtype"), false, "an array has dtype %d (%s) where %s is expected",
+                           dtype, mxcts_oracle_dtype_name(dtype) ? mxcts_oracle_dtype_name(dtype) : "?",
+                           mxcts_oracle_dtype_name(want));
     return -1;
   }
-  void *buf = malloc((size_t)(n > 0 ? n : 1) * (dtype == 1 ? sizeof(double) : sizeof(float)));
+  void *buf = malloc((size_t)(n > 0 ? n : 1) * dtype_size(dtype));
   int rc = n && p->api.MXNDArraySyncCopyToCPU(a, buf, (size_t)n) ? mxcts__probe_fail(p, "MXNDArraySyncCopyToCPU") : 0;
-  for (int64_t i = 0; i < n && !rc; i++) x[i] = dtype == 1 ? ((double *)buf)[i] : ((float *)buf)[i];
+  for (int64_t i = 0; i < n && !rc; i++) x[i] = get(buf, dtype, i);
   free(buf);
   return rc;
 }
@@ -112,7 +194,7 @@ static void report(struct probe *p, const struct num_case *nc, const char *what,
   struct mxcts_oracle_cmp r;
   bool pass = mxcts_oracle_compare(got, want, n, tol.rtol, tol.atol, &r);
   char name[256];
-  snprintf(name, sizeof name, "%s/%s/%s/%s", nc->c->op, nc->c->name, nc->dtype ? "float64" : "float32", what);
+  snprintf(name, sizeof name, "%s/%s/%s/%s", nc->c->op, nc->c->name, mxcts_oracle_dtype_name(nc->dtype), what);
   if (pass)
     mxcts__probe_add_check(p, name, true, "%lld elements, max abs error %.3g", (long long)n, r.max_abs);
   else
@@ -151,6 +233,7 @@ static void draw(struct num_case *nc, uint64_t seed) {
 
 static void release(struct probe *p, struct num_case *nc) {
   const struct mxcts_oracle_call *k = &nc->call;
+  if (nc->parent) p->api.MXNDArrayFree(nc->parent);
   for (int i = 0; i < k->nin + k->naux; i++)
     if (nc->in_nd[i]) p->api.MXNDArrayFree(nc->in_nd[i]);
   for (int i = 0; i < k->nin; i++) {
@@ -171,8 +254,12 @@ static int run_forward(struct probe *p, struct num_case *nc, OpHandle op, bool r
   const struct mxcts_oracle_call *k = &nc->call;
   const char *keys[MXCTS_ORACLE_MAX_CASE_PARAMS], *vals[MXCTS_ORACLE_MAX_CASE_PARAMS];
   int nkv = mxcts_oracle_case_params(nc->c, keys, vals), prev;
-  for (int i = 0; i < k->nin; i++)
-    if (to_array(p, nc->in[i], &k->in_shape[i], nc->dtype, nc->dev_type, &nc->in_nd[i])) return -1;
+  for (int i = 0; i < k->nin; i++) {
+    const bool view = i == 0 && nc->c->view != MXCTS_ORACLE_VIEW_NONE;
+    if (view ? to_view(p, nc, nc->in[i], &k->in_shape[i], &nc->in_nd[i])
+             : to_array(p, nc->in[i], &k->in_shape[i], nc->dtype, nc->dev_type, &nc->in_nd[i]))
+      return -1;
+  }
   for (int a = 0; a < k->naux; a++)
     if (to_array(p, nc->aux[a], &k->aux_shape[a], nc->dtype, nc->dev_type, &nc->in_nd[k->nin + a])) return -1;
   if (record) {
@@ -192,7 +279,9 @@ static int run_forward(struct probe *p, struct num_case *nc, OpHandle op, bool r
   if (record) p->api.MXAutogradSetIsRecording(0, &prev);
   if (rc) return mxcts__probe_fail(p, "MXImperativeInvokeEx");
   if (nc->nout != k->nout) {
-    mxcts__probe_add_check(p, "numerics/outputs", false, "%s gives %d outputs, the oracle %d", nc->c->op, nc->nout, k->nout);
+    char name[256];
+    snprintf(name, sizeof name, "%s/%s/%s/outputs", nc->c->op, nc->c->name, mxcts_oracle_dtype_name(nc->dtype));
+    mxcts__probe_add_check(p, name, false, "%d outputs, the oracle %d", nc->nout, k->nout);
     return -1;
   }
   return 0;
@@ -210,7 +299,11 @@ static int check_forward(struct probe *p, struct num_case *nc) {
   for (int o = 0; o < k->nout && !rc; o++) {
     int64_t n = size_of(&k->out_shape[o]);
     double *got = alloc_like(&k->out_shape[o]);
-    rc = from_array(p, nc->outs[o], got, n);
+    /* what the op's dtype holds: integers truncated and wrapped, float16 rounded */
+    const int odt = out_dtype(nc);
+    for (int64_t e = 0; e < n && odt != MXCTS_ORACLE_FLOAT32 && odt != MXCTS_ORACLE_FLOAT64; e++)
+      want[o][e] = mxcts_oracle_round_to(odt, want[o][e]);
+    rc = from_array(p, nc, nc->outs[o], got, n, odt);
     char what[32];
     snprintf(what, sizeof what, "output%d", o);
     if (!rc) report(p, nc, what, got, want[o], n, false);
@@ -219,7 +312,7 @@ static int check_forward(struct probe *p, struct num_case *nc) {
   for (int m = 0; m < k->nmutated && !rc; m++) {
     const struct mxcts_oracle_shape *s = &k->in_shape[k->mutated[m]];
     double *got = alloc_like(s);
-    rc = from_array(p, nc->in_nd[k->mutated[m]], got, size_of(s));
+    rc = from_array(p, nc, nc->in_nd[k->mutated[m]], got, size_of(s), nc->dtype);
     char what[32];
     snprintf(what, sizeof what, "mutated%d", k->mutated[m]);
     if (!rc) report(p, nc, what, got, mutated[m], size_of(s), false);
@@ -255,7 +348,7 @@ static int check_backward(struct probe *p, struct num_case *nc) {
     uint32_t req = input_req(nc, i);
     for (int64_t e = 0; e < n && req == REQ_NULL; e++) want[i][e] = nc->prior[i][e];
     double *got = alloc_like(&k->in_shape[i]);
-    rc = from_array(p, nc->grad_nd[i], got, n);
+    rc = from_array(p, nc, nc->grad_nd[i], got, n, nc->dtype);
     /* Under add, what was added is compared with the gradient, so the
      * tolerance stays relative to the gradient, not to prior + gradient. */
     for (int64_t e = 0; e < n && !rc && req == REQ_ADD; e++) got[e] -= nc->prior[i][e];
@@ -272,7 +365,7 @@ static int check_backward(struct probe *p, struct num_case *nc) {
                               NULL, &err);
     for (int a = 0; a < k->naux && !rc; a++) {
       double *got = alloc_like(&k->aux_shape[a]);
-      rc = from_array(p, nc->in_nd[k->nin + a], got, size_of(&k->aux_shape[a]));
+      rc = from_array(p, nc, nc->in_nd[k->nin + a], got, size_of(&k->aux_shape[a]), nc->dtype);
       char what[32];
       snprintf(what, sizeof what, "aux%d", a);
       if (!rc) report(p, nc, what, got, aux_out[a], size_of(&k->aux_shape[a]), false);
@@ -307,6 +400,22 @@ static bool needs_grad(const struct mxcts_oracle_case *c) {
   return c->grad != MXCTS_ORACLE_GRAD_NONE && c->grad_inputs;
 }
 
+/* What a run counts beside its checks. */
+struct case_counts {
+  int checked, skipped, refused;
+  char refused_list[512]; /* "op:dtype" of the refused cases, as many as fit */
+};
+
+/* Clear the recorded failure of a case, so that the run goes on. */
+static void clear_failure(struct probe *p) {
+  json_object_set_new(p->result, "status", json_string("ok"));
+  json_object_set_new(p->result, "error", json_null());
+  p->failed = false;
+  int prev;
+  p->api.MXAutogradSetIsRecording(0, &prev);
+  p->api.MXNDArrayWaitAll(); /* surfaces (and clears) the case's pending errors */
+}
+
 /* When the implementation refused or failed a case: a failed check named
  * "<op>/<case>/<dtype>/<what>" with its error, and the run goes on with
  * the next case. */
@@ -314,14 +423,27 @@ static void absorb_failure(struct probe *p, const struct mxcts_oracle_case *c, i
                            const char *what) {
   if (!p->failed) return;
   char name[256];
-  snprintf(name, sizeof name, "%s/%s/%s/%s", c->op, c->name, dtype ? "float64" : "float32", what);
+  snprintf(name, sizeof name, "%s/%s/%s/%s", c->op, c->name, mxcts_oracle_dtype_name(dtype), what);
   mxcts__probe_add_check(p, name, false, "%s", json_string_value(json_object_get(p->result, "error")));
-  json_object_set_new(p->result, "status", json_string("ok"));
-  json_object_set_new(p->result, "error", json_null());
-  p->failed = false;
-  int prev;
-  p->api.MXAutogradSetIsRecording(0, &prev);
-  p->api.MXNDArrayWaitAll(); /* surfaces (and clears) the case's pending errors */
+  clear_failure(p);
+}
+
+/* A case in a dtype beyond float32 and float64 that the implementation
+ * refused at once: creating its arrays or invoking the op failed.  Such a
+ * refusal is counted (the implementation does not claim the dtype for the
+ * op), not judged; a failure anywhere later still fails. */
+static bool absorb_refusal(struct probe *p, const struct mxcts_oracle_case *c, int dtype,
+                           struct case_counts *n) {
+  if (!p->failed || dtype == MXCTS_ORACLE_FLOAT32 || dtype == MXCTS_ORACLE_FLOAT64) return false;
+  const char *msg = json_string_value(json_object_get(p->result, "error"));
+  if (!msg || (strncmp(msg, "MXImperativeInvokeEx failed", 27) && strncmp(msg, "MXNDArrayCreateEx failed", 24)))
+    return false;
+  n->refused++;
+  const size_t at = strlen(n->refused_list);
+  snprintf(n->refused_list + at, sizeof n->refused_list - at, "%s%s:%s", at ? " " : "", c->op,
+           mxcts_oracle_dtype_name(dtype));
+  clear_failure(p);
+  return true;
 }
 
 /* Whether the case runs under grad_req `req` (grad_reqs names it): write
@@ -336,7 +458,8 @@ static bool runs_under(struct probe *p, const struct mxcts_oracle_case *c, int r
   return req == REQ_ADD || (c->grad_inputs & (c->grad_inputs - 1u)) != 0;
 }
 
-static int run_case(struct probe *p, const struct mxcts_oracle_case *c, int dtype, uint64_t seed) {
+static int run_case(struct probe *p, const struct mxcts_oracle_case *c, int dtype, uint64_t seed,
+                    struct case_counts *n) {
   static const int reqs[] = {REQ_WRITE, REQ_ADD, REQ_NULL};
   for (int r = 0; r < 3; r++) {
     if (!runs_under(p, c, reqs[r])) continue;
@@ -351,6 +474,10 @@ static int run_case(struct probe *p, const struct mxcts_oracle_case *c, int dtyp
     draw(&nc, seed);
     bool grad = needs_grad(c);
     int rc = run_forward(p, &nc, op, grad);
+    if (rc && absorb_refusal(p, c, dtype, n)) {
+      release(p, &nc);
+      return 0;
+    }
     if (!rc && reqs[r] == REQ_WRITE) rc = check_forward(p, &nc);
     if (!rc && grad) rc = check_backward(p, &nc);
     absorb_failure(p, c, dtype, "call");
@@ -361,10 +488,11 @@ static int run_case(struct probe *p, const struct mxcts_oracle_case *c, int dtyp
 
 /* ---------------------------------------------------------- parity */
 
-/* Copy n elements of array `a` into a new double array at *out. */
-static int read_new(struct probe *p, NDArrayHandle a, const struct mxcts_oracle_shape *s, double **out) {
+/* Copy array `a` (of shape s and dtype `dtype`) into a new double array at *out. */
+static int read_new(struct probe *p, const struct num_case *nc, NDArrayHandle a, const struct mxcts_oracle_shape *s,
+                    int dtype, double **out) {
   *out = alloc_like(s);
-  return from_array(p, a, *out, size_of(s));
+  return from_array(p, nc, a, *out, size_of(s), dtype);
 }
 
 /* Run the case through the implementation on nc's device and keep what it
@@ -375,16 +503,16 @@ static int capture(struct probe *p, struct num_case *nc, OpHandle op, struct cap
   bool grad = needs_grad(nc->c);
   if (run_forward(p, nc, op, grad)) return -1;
   for (int o = 0; o < k->nout; o++)
-    if (read_new(p, nc->outs[o], &k->out_shape[o], &cap->out[o])) return -1;
+    if (read_new(p, nc, nc->outs[o], &k->out_shape[o], out_dtype(nc), &cap->out[o])) return -1;
   for (int m = 0; m < k->nmutated; m++)
-    if (read_new(p, nc->in_nd[k->mutated[m]], &k->in_shape[k->mutated[m]], &cap->mutated[m])) return -1;
+    if (read_new(p, nc, nc->in_nd[k->mutated[m]], &k->in_shape[k->mutated[m]], nc->dtype, &cap->mutated[m])) return -1;
   if (!grad) return 0;
   if (run_backward(p, nc)) return -1;
   for (int i = 0; i < k->nin; i++)
-    if ((nc->c->grad_inputs & (1u << i)) && read_new(p, nc->grad_nd[i], &k->in_shape[i], &cap->grad[i]))
+    if ((nc->c->grad_inputs & (1u << i)) && read_new(p, nc, nc->grad_nd[i], &k->in_shape[i], nc->dtype, &cap->grad[i]))
       return -1;
   for (int a = 0; a < k->naux; a++)
-    if (read_new(p, nc->in_nd[k->nin + a], &k->aux_shape[a], &cap->aux[a])) return -1;
+    if (read_new(p, nc, nc->in_nd[k->nin + a], &k->aux_shape[a], nc->dtype, &cap->aux[a])) return -1;
   return 0;
 }
 
@@ -421,7 +549,8 @@ static void compare_captured(struct probe *p, const struct num_case *gpu, const 
 }
 
 /* One case on cpu(0) and on gpu(0), from the same drawn inputs. */
-static int run_parity_case(struct probe *p, const struct mxcts_oracle_case *c, int dtype, uint64_t seed) {
+static int run_parity_case(struct probe *p, const struct mxcts_oracle_case *c, int dtype, uint64_t seed,
+                           struct case_counts *n) {
   struct num_case on[2] = {{.c = c, .dtype = dtype, .dev_type = 1}, {.c = c, .dtype = dtype, .dev_type = 2}};
   struct captured cap[2];
   memset(cap, 0, sizeof cap);
@@ -437,6 +566,7 @@ static int run_parity_case(struct probe *p, const struct mxcts_oracle_case *c, i
   for (int d = 0; d < 2 && ok; d++) {
     draw(&on[d], seed); /* the same seed draws the same values */
     ok = capture(p, &on[d], op, &cap[d]) == 0 && !p->failed;
+    if (d == 0 && absorb_refusal(p, c, dtype, n)) break; /* no dtype to compare in */
     absorb_failure(p, c, dtype, d ? "gpu-call" : "cpu-call");
   }
   if (ok) compare_captured(p, &on[1], &cap[1], &cap[0]);
@@ -447,53 +577,88 @@ static int run_parity_case(struct probe *p, const struct mxcts_oracle_case *c, i
   return 0;
 }
 
-typedef int (*case_runner)(struct probe *p, const struct mxcts_oracle_case *c, int dtype, uint64_t seed);
+typedef int (*case_runner)(struct probe *p, const struct mxcts_oracle_case *c, int dtype, uint64_t seed,
+                           struct case_counts *n);
 
-struct case_counts {
-  int checked, skipped;
-};
+/* Whether case c runs in dtype dt: its own dtypes, or float32 and float64;
+ * either way only those `dtypes` lists. */
+static bool runs_in(struct probe *p, const struct mxcts_oracle_case *c, int dt) {
+  const bool mine = c->dtypes ? (c->dtypes >> dt & 1u) != 0 : dt == MXCTS_ORACLE_FLOAT32 || dt == MXCTS_ORACLE_FLOAT64;
+  return mine && wanted(mxcts__probe_param_str(p, "dtypes", "float32"), mxcts_oracle_dtype_name(dt));
+}
 
-/* Run case c (number i of its list) unless unwanted or not listed. */
+/* Run case c (number i of its list) in dtype dt unless unwanted or not listed. */
 static int run_one(struct probe *p, const struct mxcts_oracle_case *c, int i, int dt,
                    case_runner run, uint32_t nnames, const char **names, struct case_counts *n) {
   const char *ops = mxcts__probe_param_str(p, "ops", "all");
   const char *exclude = mxcts__probe_param_str(p, "exclude_ops", "");
-  if (c->random || !wanted(ops, c->op) || (*exclude && wanted(exclude, c->op))) return 0;
+  if (c->random || !runs_in(p, c, dt) || !wanted(ops, c->op) || (*exclude && wanted(exclude, c->op))) return 0;
   if (!listed(c->op, nnames, names)) { /* the implementation lacks the op */
     n->skipped++;
     return 0;
   }
+  if (c->view != MXCTS_ORACLE_VIEW_NONE && (!p->api.MXNDArraySlice || !p->api.MXNDArrayAt)) {
+    n->skipped++; /* a library without the view calls runs no view case */
+    return 0;
+  }
   n->checked++;
-  return run(p, c, dt, p->seed * 1000003u + (uint64_t)i * 7 + (uint64_t)dt);
+  return run(p, c, dt, p->seed * 1000003u + (uint64_t)i * 7 + (uint64_t)dt, n);
 }
 
-/* Every wanted case of the oracle's table (and with generated=1 its
- * generated cases) whose op the implementation lists, in each wanted
- * dtype; `what` names the workload in its checks. */
+/* The generated cases the run takes: the points of the wanted kinds at
+ * the run's depth, into *points (the caller frees it); their count, or -1
+ * after a failed check. */
+static int gen_points(struct probe *p, int **points) {
+  const char *depth = mxcts__probe_param_str(p, "depth", "quick"), *kinds = mxcts__probe_param_str(p, "kinds", "all");
+  *points = NULL;
+  if (!mxcts__probe_param_long(p, "generated", 0)) return 0;
+  if (strcmp(depth, "quick") && strcmp(depth, "full")) {
+    mxcts__probe_add_check(p, "numerics/depth", false, "depth=%s: expected quick or full", depth);
+    return -1;
+  }
+  int *all = malloc((size_t)mxcts_oracle_num_gen_points() * sizeof *all), n = 0;
+  const int total = all ? mxcts_oracle_gen_select(strcmp(depth, "full") == 0, all) : MXCTS_ORACLE_ENOMEM;
+  if (total < 0) {
+    free(all);
+    mxcts__probe_add_check(p, "numerics/oracle", false, "no memory to select the generated cases");
+    return -1;
+  }
+  struct mxcts_oracle_gen_case g;
+  for (int k = 0; k < total; k++)
+    if (mxcts_oracle_gen_case_at(all[k], &g) && wanted(kinds, mxcts_oracle_gen_kind_name(g.kind))) all[n++] = all[k];
+  *points = all;
+  return n;
+}
+
+/* Every wanted case of the oracle's table (with generated=1 also its
+ * generated cases of the wanted kinds) whose op the implementation lists,
+ * in each wanted dtype it runs in; `what` names the workload in its
+ * checks. */
 static int run_cases(struct probe *p, const char *what, case_runner run) {
-  const char *dtypes = mxcts__probe_param_str(p, "dtypes", "float32");
-  bool generated = mxcts__probe_param_long(p, "generated", 0) != 0;
   uint32_t nnames;
   const char **names;
   PROBE_CALL(p, MXListAllOpNames, &nnames, &names);
-  struct case_counts n = {0, 0};
-  int ntable = mxcts_oracle_num_cases(), npoints = generated ? mxcts_oracle_num_gen_points() : 0;
+  struct case_counts n = {0, 0, 0, ""};
+  int *points, npoints = gen_points(p, &points);
+  if (npoints < 0) return 0;
+  const bool table = wanted(mxcts__probe_param_str(p, "kinds", "all"), "table");
+  int ntable = mxcts_oracle_num_cases(), rc = 0;
   struct mxcts_oracle_gen_case g;
-  for (int dt = 0; dt < 2; dt++) {
-    if (!wanted(dtypes, dt ? "float64" : "float32")) continue;
-    for (int i = 0; i < ntable; i++)
-      if (run_one(p, mxcts_oracle_case_at(i), i, dt, run, nnames, names, &n)) return -1;
-    for (int i = 0; i < npoints; i++)
-      if (mxcts_oracle_gen_case_at(i, &g) && run_one(p, &g.c, ntable + i, dt, run, nnames, names, &n))
-        return -1;
+  for (int dt = 0; dt < MXCTS_ORACLE_NUM_DTYPES && !rc; dt++) {
+    for (int i = 0; i < ntable && table && !rc; i++) rc = run_one(p, mxcts_oracle_case_at(i), i, dt, run, nnames, names, &n);
+    for (int k = 0; k < npoints && !rc; k++)
+      if (mxcts_oracle_gen_case_at(points[k], &g)) rc = run_one(p, &g.c, ntable + points[k], dt, run, nnames, names, &n);
   }
-  int checked_cases = n.checked, skipped = n.skipped;
-  mxcts__probe_add_metric(p, "cases_checked", checked_cases);
-  mxcts__probe_add_metric(p, "cases_skipped_op_missing", skipped);
+  free(points);
+  if (rc) return -1;
+  mxcts__probe_add_metric(p, "cases_checked", n.checked);
+  mxcts__probe_add_metric(p, "cases_skipped_op_missing", n.skipped);
+  mxcts__probe_add_metric(p, "dtype_cases_refused", n.refused);
   char name[64];
   snprintf(name, sizeof name, "%s/ran", what);
-  mxcts__probe_add_check(p, name, checked_cases > 0, "%d cases checked, %d skipped (op not listed)",
-                  checked_cases, skipped);
+  mxcts__probe_add_check(p, name, n.checked > n.refused, "%d cases checked, %d skipped (op not listed), %d refused "
+                         "in their dtype%s%s", n.checked - n.refused, n.skipped, n.refused, n.refused ? ": " : "",
+                         n.refused_list);
   return 0;
 }
 

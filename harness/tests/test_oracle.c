@@ -2,6 +2,7 @@
  * hand-computed cases, stated gradients of the loss ops, finite differences
  * against analytic derivatives, the comparison routine, the parameter
  * parser, the input generator, the Dropout check, and the case table. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -496,13 +497,21 @@ START_TEST(test_compare) {
   ck_assert(mxcts_oracle_compare(&a, V(0), 1, 0.5, 0x1p-12, NULL));
   ck_assert(!mxcts_oracle_compare(&a1, V(0), 1, 0.5, 0x1p-12, &r));
   ck_assert(isinf(r.max_rel));
-  /* NaN and Inf never pass, in either array, whatever the tolerance */
+  /* where a finite value is expected NaN and Inf never pass, whatever the tolerance */
   ck_assert(!mxcts_oracle_compare(V(1, NAN), V(1, 1), 2, 1e9, 1e9, &r));
   ck_assert(r.worst == 1 && isnan(r.got));
-  ck_assert(!mxcts_oracle_compare(V(1, 1), V(NAN, 1), 2, 1e9, 1e9, &r));
-  ck_assert_int_eq(r.worst, 0);
-  ck_assert(!mxcts_oracle_compare(V(INFINITY), V(INFINITY), 1, 1e9, 1e9, NULL));
   ck_assert(!mxcts_oracle_compare(V(-INFINITY, 0), V(5, 0), 2, 1e9, 1e9, NULL));
+  /* where NaN or Inf is expected only the same kind passes: NaN for NaN,
+   * the infinity of the same sign; a finite value never */
+  ck_assert(mxcts_oracle_compare(V(NAN, INFINITY, -INFINITY, 2), V(NAN, INFINITY, -INFINITY, 2), 4, 0, 0, &r));
+  ck_assert(r.nbad == 0 && r.max_abs == 0);
+  ck_assert(!mxcts_oracle_compare(V(1, 1), V(NAN, 1), 2, 1e9, 1e9, &r));
+  ck_assert(r.worst == 0 && isnan(r.want) && r.got == 1);
+  ck_assert(!mxcts_oracle_compare(V(INFINITY), V(NAN), 1, 1e9, 1e9, NULL));
+  ck_assert(!mxcts_oracle_compare(V(NAN), V(INFINITY), 1, 1e9, 1e9, NULL));
+  ck_assert(!mxcts_oracle_compare(V(-INFINITY), V(INFINITY), 1, 1e9, 1e9, NULL));
+  ck_assert(!mxcts_oracle_compare(V(DBL_MAX), V(INFINITY), 1, 1e9, 1e9, NULL));
+  ck_assert(!mxcts_oracle_compare(V(0, 3), V(-INFINITY, 3), 2, 1e9, 1e9, &r) && r.nbad == 1);
   /* the worst element is the one furthest outside its own bound */
   ck_assert(!mxcts_oracle_compare(V(1.1, 90, 7, 0, 1), V(1, 101, 5, 0, 1), 5, 0.01, 0, &r));
   ck_assert(r.nbad == 3 && r.worst == 2 && r.got == 7 && r.want == 5);
