@@ -24,9 +24,9 @@
  *   the match range lets a value take a block twice its size (20 MB with
  *   exact matches only, 16 MB otherwise).
  * - cache keys: a cached op (x*w, relu, + x, summed per row) called under
- *   autograd on float32 (4,8), then (6,8) float32, then (4,8) float64,
- *   then (4,8) float32 again, with static_alloc and static_shape off and
- *   on; each call's output and gradients must equal, byte for byte, those
+ *   autograd on float32 (4,8), then float32 (6,8), then float64 (6,8),
+ *   then float32 (6,8) again (each time one key changes), with
+ *   static_alloc and static_shape off and on; each call's output and gradients must equal, byte for byte, those
  *   of a fresh cached op on the same inputs.  A call that fails is a
  *   failed check, with the library's message.
  */
@@ -395,11 +395,11 @@ static int report_memory(struct probe *p) {
 enum { COLS = 8, NCALLS = 4 };
 
 /* The calls' inputs: rows and dtype.  Call 1 is a new shape, calls 2 and
- * 3 a new dtype and back. */
+ * 3 a new dtype and back, on that shape. */
 static const struct {
   uint32_t rows;
   int dtype;
-} calls[NCALLS] = {{4, DTYPE_F32}, {6, DTYPE_F32}, {4, DTYPE_F64}, {4, DTYPE_F32}};
+} calls[NCALLS] = {{4, DTYPE_F32}, {6, DTYPE_F32}, {6, DTYPE_F64}, {6, DTYPE_F32}};
 
 static const char *dtype_name(int dtype) { return dtype == DTYPE_F64 ? "float64" : "float32"; }
 
@@ -552,7 +552,7 @@ static int check_cache_keys(struct probe *p, SymbolHandle sym, bool x_first, boo
                                     "equal a fresh cached op's" : shape_why);
   snprintf(name, sizeof name, "cachedop_new_dtype_%s", suffix);
   mxcts__probe_add_check(p, name, dtype_ok, "static_alloc and static_shape %s: %s", vals[0],
-                         dtype_ok ? "a float64 (4,8) call after float32 ones, then float32 again, re-plans: "
+                         dtype_ok ? "a float64 (6,8) call after a float32 (6,8) one, then float32 again, re-plans: "
                                     "outputs and gradients equal a fresh cached op's" : dtype_why);
   return 0;
 }

@@ -848,8 +848,9 @@ int mxr__executor_bind_array(struct mxr_executor *e, enum exec_slot slot, int i,
   struct mxr_shape a = array_shape(arr), b = array_shape(old);
   if (!mxr_shape_equal(&a, &b) || mxr_ndarray_dtype(arr) != mxr_ndarray_dtype(old)) {
     char sa[96], sb[96];
-    return mxr_set_error(MXR_EINVAL, "executor: array of shape %s does not fit a slot of shape %s",
-                         mxr_shape_str(&a, sa, sizeof sa), mxr_shape_str(&b, sb, sizeof sb));
+    return mxr_set_error(MXR_EINVAL, "executor: a %s array of shape %s does not fit a %s slot of shape %s",
+                         mxr_dtype_name(mxr_ndarray_dtype(arr)), mxr_shape_str(&a, sa, sizeof sa),
+                         mxr_dtype_name(mxr_ndarray_dtype(old)), mxr_shape_str(&b, sb, sizeof sb));
   }
   int rc = quiesce(e);
   if (rc) return rc;
