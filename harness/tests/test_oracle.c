@@ -179,6 +179,67 @@ START_TEST(test_unary_ops) {
 }
 END_TEST
 
+/* MXNet's results for NaN, the infinities and -0.0: relu and clip pass NaN
+ * on; sums with a NaN, or with both infinities, are NaN. */
+START_TEST(test_special_values) {
+  const double *x = V(NAN, INFINITY, -INFINITY, -0.0);
+  const struct {
+    const char *op, *params;
+    const double *out;
+  } t[] = {
+      {"relu", NULL, V(NAN, INFINITY, 0, 0)},
+      {"Activation", "act_type=relu", V(NAN, INFINITY, 0, 0)},
+      {"negative", NULL, V(NAN, -INFINITY, INFINITY, 0)},
+      {"exp", NULL, V(NAN, INFINITY, 0, 1)},
+      {"log", NULL, V(NAN, INFINITY, NAN, -INFINITY)},
+      {"sqrt", NULL, V(NAN, INFINITY, NAN, 0)},
+      {"sigmoid", NULL, V(NAN, 1, 0, 0.5)},
+      {"tanh", NULL, V(NAN, 1, -1, 0)},
+      {"clip", "a_min=-1;a_max=1", V(NAN, 1, -1, 0)},
+  };
+  for (int i = 0; i < NOF(t); i++)
+    check_hand(&(struct hand){.op = t[i].op, .params = t[i].params, .nin = 1, .shape = {SHP(4)}, .in = {x},
+                              .out_shape = SHP(4), .out = t[i].out});
+  check_hand(&(struct hand){.op = "sum", .params = "axis=1", .nin = 1, .shape = {SHP(3, 2)},
+                            .in = {V(INFINITY, 1, INFINITY, -INFINITY, NAN, 2)}, .out_shape = SHP(3),
+                            .out = V(INFINITY, NAN, NAN)});
+  check_hand(&(struct hand){.op = "mean", .params = "axis=0", .nin = 1, .shape = {SHP(2, 2)},
+                            .in = {V(-INFINITY, 1, -INFINITY, 3)}, .out_shape = SHP(2), .out = V(-INFINITY, 2)});
+}
+END_TEST
+
+/* Cast converts as C does: toward zero into the integer types; the call
+ * says which dtype its output has. */
+START_TEST(test_cast) {
+  const struct {
+    const char *params;
+    int dtype;
+    const double *in, *out;
+  } t[] = {
+      {"dtype=int8", MXCTS_ORACLE_INT8, V(2.75, -2.75, 127.9, -128.9), V(2, -2, 127, -128)},
+      {"dtype=uint8", MXCTS_ORACLE_UINT8, V(-0.5, 0.5, 254.9, 3), V(0, 0, 254, 3)},
+      {"dtype=int32", MXCTS_ORACLE_INT32, V(-1e5 - 0.5, 7.999, -0.25, 0), V(-1e5, 7, 0, 0)},
+      {"dtype=float32", MXCTS_ORACLE_FLOAT32, V(0.1, -1e-50, 1, 3e38), V((float)0.1, -0.0, 1, (float)3e38)},
+      {"dtype=float64", MXCTS_ORACLE_FLOAT64, V(0.1, -2, 1e300, 5e-324), V(0.1, -2, 1e300, 5e-324)},
+  };
+  for (int i = 0; i < NOF(t); i++) {
+    check_hand(&(struct hand){.op = "Cast", .params = t[i].params, .nin = 1, .shape = {SHP(4)}, .in = {t[i].in},
+                              .out_shape = SHP(4), .out = t[i].out});
+    struct mxcts_oracle_call c;
+    ck_assert_int_eq(prep(&c, "cast", t[i].params, 1, (const struct mxcts_oracle_shape[]){SHP(4)}, false, NULL), 0);
+    ck_assert_int_eq(c.out_dtype, t[i].dtype);
+    ck_assert_int_eq(c.grad, MXCTS_ORACLE_GRAD_NONE);
+  }
+  struct mxcts_oracle_call c;
+  ck_assert_int_eq(prep(&c, "relu", NULL, 1, (const struct mxcts_oracle_shape[]){SHP(4)}, false, NULL), 0);
+  ck_assert_int_eq(c.out_dtype, MXCTS_ORACLE_SAME_DTYPE);
+  ck_assert_int_eq(prep(&c, "_zeros", "shape=(2,);dtype=int32", 0, NULL, false, NULL), 0);
+  ck_assert_int_eq(c.out_dtype, MXCTS_ORACLE_INT32);
+  ck_assert_int_eq(prep(&c, "Cast", "dtype=int64", 1, (const struct mxcts_oracle_shape[]){SHP(4)}, false, NULL),
+                   MXCTS_ORACLE_ENOTSUP);
+}
+END_TEST
+
 START_TEST(test_reduce_and_dot) {
   const double *x = V(1, 2, 3, 4, 5, 6);
   check_hand(&(struct hand){.op = "sum", .nin = 1, .shape = {SHP(2, 3)}, .in = {x}, .out_shape = SHP(1), .out = V(21)});
@@ -343,6 +404,20 @@ START_TEST(test_conv_and_pool) {
                               .out_shape = t[i].out, .out = t[i].want});
   check_hand(&(struct hand){.op = "Pooling", .params = "kernel=(2,2);pool_type=lp;p_value=2", .nin = 1,
                             .shape = {SHP(1, 1, 2, 2)}, .in = {V(3, 0, 0, 4)}, .out_shape = SHP(1, 1, 1, 1), .out = V(5)});
+  check_hand(&(struct hand){.op = "Pooling", .params = "kernel=(2,2);pool_type=lp;p_value=3", .nin = 1,
+                            .shape = {SHP(1, 1, 2, 2)}, .in = {V(1, 2, 0, 0)}, .out_shape = SHP(1, 1, 1, 1), .out = V(cbrt(9))});
+  check_hand(&(struct hand){.op = "Pooling", .params = "kernel=(3,);pool_type=lp;p_value=1", .nin = 1,
+                            .shape = {SHP(1, 1, 3)}, .in = {V(1, -2, 4)}, .out_shape = SHP(1, 1, 1), .out = V(3)});
+  /* channel-last: (1,2,2,2) NHWC holds channel 0 = 1..4 and channel 1 = 10..40 interleaved */
+  check_hand(&(struct hand){.op = "Pooling", .params = "kernel=(2,1);pool_type=sum;layout=NHWC", .nin = 1,
+                            .shape = {SHP(1, 2, 2, 2)}, .in = {V(1, 10, 2, 20, 3, 30, 4, 40)}, .out_shape = SHP(1, 1, 2, 2),
+                            .out = V(4, 40, 6, 60)});
+  check_hand(&(struct hand){.op = "Pooling", .params = "kernel=(2,);stride=(2,);layout=NWC", .nin = 1,
+                            .shape = {SHP(2, 4, 1)}, .in = {V(1, 5, 2, 3, 9, 7, 8, 6)}, .out_shape = SHP(2, 2, 1),
+                            .out = V(5, 3, 9, 8)});
+  check_hand(&(struct hand){.op = "Pooling", .params = "global_pool=True;pool_type=avg;layout=NWC", .nin = 1,
+                            .shape = {SHP(1, 3, 2)}, .in = {V(1, 10, 2, 20, 3, 30)}, .out_shape = SHP(1, 1, 2),
+                            .out = V(2, 20)});
   /* max pooling's gradient goes to the maximum */
   check_hand(&(struct hand){.op = "Pooling", .params = "kernel=(2,2)", .nin = 1, .shape = {SHP(1, 1, 2, 2)},
                             .in = {V(0.1, 0.9, 0.3, 0.2)}, .out_shape = SHP(1, 1, 1, 1), .out = V(0.9), .head = V(2),
@@ -656,6 +731,63 @@ START_TEST(test_fill) {
 }
 END_TEST
 
+/* Values as each dtype holds them: float32 and float16 round to nearest
+ * even, integers go toward zero and wrap; every float16 bit pattern comes
+ * back from its value. */
+START_TEST(test_dtypes) {
+  for (int d = 0; d < MXCTS_ORACLE_NUM_DTYPES; d++)
+    ck_assert_int_eq(mxcts_oracle_dtype_code(mxcts_oracle_dtype_name(d)), d);
+  ck_assert(mxcts_oracle_dtype_name(6) == NULL && mxcts_oracle_dtype_code("int64") == -1);
+  ck_assert_str_eq(mxcts_oracle_dtype_name(MXCTS_ORACLE_UINT8), "uint8");
+  const struct {
+    int dtype;
+    double in, out;
+  } t[] = {
+      {MXCTS_ORACLE_INT8, 200, -56},         {MXCTS_ORACLE_INT8, -129, 127},   {MXCTS_ORACLE_INT8, -2.75, -2},
+      {MXCTS_ORACLE_INT8, 127.5, 127},       {MXCTS_ORACLE_UINT8, -3, 253},    {MXCTS_ORACLE_UINT8, 300.5, 44},
+      {MXCTS_ORACLE_UINT8, -0.5, 0},         {MXCTS_ORACLE_INT32, 2147483648.0, -2147483648.0},
+      {MXCTS_ORACLE_INT32, -7.9, -7},        {MXCTS_ORACLE_FLOAT32, 0.1, (float)0.1},
+      {MXCTS_ORACLE_FLOAT64, 0.1, 0.1},      {MXCTS_ORACLE_FLOAT16, 1 + 0x1p-11, 1}, /* a tie: to even */
+      {MXCTS_ORACLE_FLOAT16, 1 + 0x1p-10 + 0x1p-11, 1 + 0x1p-9},                      /* a tie: to even */
+      {MXCTS_ORACLE_FLOAT16, 65504, 65504},  {MXCTS_ORACLE_FLOAT16, 65519.9, 65504},
+      {MXCTS_ORACLE_FLOAT16, 65520, INFINITY}, {MXCTS_ORACLE_FLOAT16, -1e6, -INFINITY},
+      {MXCTS_ORACLE_FLOAT16, 0x1p-24, 0x1p-24}, {MXCTS_ORACLE_FLOAT16, 0x1p-26, 0},
+      {MXCTS_ORACLE_FLOAT16, 0x1.8p-24, 0x1p-23}, {MXCTS_ORACLE_FLOAT16, 0.1, 0.0999755859375},
+  };
+  for (int i = 0; i < NOF(t); i++)
+    ck_assert_msg(mxcts_oracle_round_to(t[i].dtype, t[i].in) == t[i].out, "%s of %.17g: %.17g, expected %.17g",
+                  mxcts_oracle_dtype_name(t[i].dtype), t[i].in, mxcts_oracle_round_to(t[i].dtype, t[i].in), t[i].out);
+  ck_assert(isnan(mxcts_oracle_round_to(MXCTS_ORACLE_FLOAT16, NAN)));
+  ck_assert(signbit(mxcts_oracle_round_to(MXCTS_ORACLE_FLOAT16, -0.0)));
+  for (unsigned b = 0; b < 65536; b++) {
+    const double v = mxcts_oracle_f16_value((uint16_t)b);
+    if (!isnan(v)) ck_assert_msg(mxcts_oracle_f16_bits(v) == b, "float16 %04x", b);
+  }
+  ck_assert(mxcts_oracle_f16_value(0x3c00) == 1 && mxcts_oracle_f16_value(0xc000) == -2);
+  ck_assert(mxcts_oracle_f16_value(0x0001) == 0x1p-24 && mxcts_oracle_f16_value(0x7bff) == 65504);
+  /* fills in a dtype hold the dtype's values; special values hold one of each kind per 8 */
+  double x[16];
+  struct mxcts_oracle_rng r;
+  mxcts_oracle_rng_seed(&r, 7);
+  const struct mxcts_oracle_fill u = {MXCTS_ORACLE_FILL_UNIFORM, -4, 4}, sp = {MXCTS_ORACLE_FILL_SPECIAL, 0, 0};
+  mxcts_oracle_fill_values(&u, x, 16, MXCTS_ORACLE_FLOAT16, &r);
+  for (int i = 0; i < 16; i++) ck_assert(x[i] == mxcts_oracle_round_to(MXCTS_ORACLE_FLOAT16, x[i]) && fabs(x[i]) <= 4);
+  mxcts_oracle_fill_values(&sp, x, 16, MXCTS_ORACLE_FLOAT32, &r);
+  ck_assert(isnan(x[0]) && isnan(x[8]) && x[1] == INFINITY && x[2] == -INFINITY && x[3] == 0 && signbit(x[3]));
+  ck_assert(x[4] == 0x1p-140 && (float)x[4] == x[4] && x[5] == -0x1p-140 && x[6] == 0.5 && x[7] == -1.5);
+  mxcts_oracle_fill_values(&sp, x, 8, MXCTS_ORACLE_FLOAT64, &r);
+  ck_assert(x[4] == 0x1p-1070 && x[4] < 0x1p-1022);
+  /* exact cases and the integer dtypes compare exactly */
+  const struct mxcts_oracle_case exact = {.op = "Cast", .exact = true}, plain = {.op = "relu"};
+  struct mxcts_oracle_tol tol = mxcts_oracle_case_tol(&exact, MXCTS_ORACLE_FLOAT32, false);
+  ck_assert(tol.rtol == 0 && tol.atol == 0);
+  tol = mxcts_oracle_case_tol(&plain, MXCTS_ORACLE_INT8, false);
+  ck_assert(tol.rtol == 0 && tol.atol == 0);
+  tol = mxcts_oracle_case_tol(&plain, MXCTS_ORACLE_FLOAT32, false);
+  ck_assert(tol.rtol == 1e-4);
+}
+END_TEST
+
 START_TEST(test_dropout_check) {
   double x[100], y[100], head[100], g[100];
   randn(x, 100, 9), randn(head, 100, 10);
@@ -687,7 +819,7 @@ START_TEST(test_case_table) {
       "broadcast_div", "negative", "exp", "log", "sqrt", "square", "relu", "sigmoid", "tanh", "Activation",
       "LeakyReLU", "sum", "mean", "dot", "FullyConnected", "softmax", "log_softmax", "SoftmaxOutput",
       "LinearRegressionOutput", "Flatten", "Reshape", "transpose", "Concat", "Dropout", "Convolution",
-      "Pooling", "BatchNorm", "sgd_update", "sgd_mom_update", "adam_update", "clip"};
+      "Pooling", "BatchNorm", "sgd_update", "sgd_mom_update", "adam_update", "clip", "Cast"};
   for (int i = 0; i < NOF(required); i++) ck_assert_str_eq(mxcts_oracle_canonical(required[i]), required[i]);
   ck_assert_str_eq(mxcts_oracle_canonical("flip"), "reverse");
   ck_assert_str_eq(mxcts_oracle_canonical("Softmax"), "SoftmaxOutput");
@@ -822,11 +954,136 @@ START_TEST(test_generated_cases) {
     large = large || (c->in_fill[0].lo >= 998 || c->in_fill[0].hi <= -998);
     neg_pool = neg_pool || (max && pad && c->in_fill[0].hi < 0);
   }
-  ck_assert_int_ge(cases, 700);
+  ck_assert_int_ge(cases, 2000);
   ck_assert(fwd_only > 0 && fwd_only < cases);
   ck_assert(rank[1] && rank[2] && rank[3] && rank[4] && size1 && neg_axis);
   ck_assert(temp_first && large && neg_pool);
   ck_assert(!mxcts_oracle_gen_case_at(points, &g) && !mxcts_oracle_gen_case_at(-1, &g));
+}
+END_TEST
+
+/* What each kind of generated case holds: special values forward only in
+ * float32/float64, dtype cases exact in one dtype beyond those, views of
+ * input 0 with gradients; and cases that the eight planted bugs of
+ * harness/tests/mutants need (a batch of 2 with groups, channel-last
+ * pooling, lp p_value=3, a negative BatchNorm axis other than -1, Concat on
+ * an axis with two dimensions behind it, FullyConnected flatten=False on
+ * 4-D data, Cast into an integer type). */
+START_TEST(test_generated_kinds) {
+  struct mxcts_oracle_gen_case g;
+  int per_kind[MXCTS_ORACLE_GEN_NUM_KINDS] = {0}, dtype_seen = 0;
+  bool conv_batch_groups = false, pool_last = false, lp3 = false, bn_axis = false, concat_inner = false,
+       fc_4d = false, cast_int = false, special_nan = false;
+  for (int i = 0; i < mxcts_oracle_num_gen_points(); i++) {
+    if (!mxcts_oracle_gen_case_at(i, &g)) continue;
+    const struct mxcts_oracle_case *c = &g.c;
+    ck_assert_str_eq(g.c.name, g.name);
+    ck_assert_ptr_nonnull(mxcts_oracle_gen_kind_name(g.kind));
+    per_kind[g.kind]++;
+    switch (g.kind) {
+      case MXCTS_ORACLE_GEN_SPECIAL:
+        ck_assert(c->in_fill[0].kind == MXCTS_ORACLE_FILL_SPECIAL && c->grad_inputs == 0 && c->dtypes == 0);
+        special_nan = special_nan || !strcmp(c->op, "relu");
+        break;
+      case MXCTS_ORACLE_GEN_DTYPE:
+        ck_assert(c->exact && c->grad_inputs == 0 && c->dtypes != 0 && (c->dtypes & (c->dtypes - 1)) == 0);
+        ck_assert(!(c->dtypes & (1u << MXCTS_ORACLE_FLOAT32 | 1u << MXCTS_ORACLE_FLOAT64)));
+        dtype_seen |= (int)c->dtypes;
+        break;
+      case MXCTS_ORACLE_GEN_VIEW:
+        ck_assert(c->view != MXCTS_ORACLE_VIEW_NONE && c->grad_inputs != 0);
+        break;
+      default:
+        ck_assert(c->view == MXCTS_ORACLE_VIEW_NONE && c->dtypes == 0);
+    }
+    const char *name = c->name;
+    const struct mxcts_oracle_shape *x = &c->in_shapes[0];
+    conv_batch_groups = conv_batch_groups || (!strcmp(c->op, "Convolution") && x->dim[0] == 2 && strstr(name, ":g2"));
+    pool_last = pool_last || (!strcmp(c->op, "Pooling") && strstr(name, "NHWC") && strstr(name, "gen:max"));
+    lp3 = lp3 || (!strcmp(c->op, "Pooling") && strstr(name, "gen:lp3"));
+    bn_axis = bn_axis || (!strcmp(c->op, "BatchNorm") && strstr(name, "axis-2:") && x->ndim == 3);
+    concat_inner = concat_inner || (!strcmp(c->op, "Concat") && strstr(name, "dim0") && x->ndim >= 3);
+    fc_4d = fc_4d || (!strcmp(c->op, "FullyConnected") && strstr(name, "no_flatten") && x->ndim == 4);
+    cast_int = cast_int || (!strcmp(c->op, "Cast") && strstr(name, "int8"));
+  }
+  for (int k = 0; k < MXCTS_ORACLE_GEN_NUM_KINDS; k++) ck_assert_msg(per_kind[k] > 0, "no %s case", mxcts_oracle_gen_kind_name(k));
+  ck_assert_int_eq(dtype_seen, 1 << MXCTS_ORACLE_FLOAT16 | 1 << MXCTS_ORACLE_UINT8 | 1 << MXCTS_ORACLE_INT32 |
+                                   1 << MXCTS_ORACLE_INT8);
+  ck_assert(conv_batch_groups && pool_last && lp3 && bn_axis && concat_inner && fc_4d && cast_int && special_nan);
+  ck_assert_ptr_null(mxcts_oracle_gen_kind_name(MXCTS_ORACLE_GEN_NUM_KINDS));
+}
+END_TEST
+
+/* A Convolution case's values, one per dimension of its space: the rank
+ * and batch of its data, and each parameter's value (a tuple's first
+ * entry; "-" when not given, "named" for a layout). */
+enum { NFEAT = 9 };
+static void conv_features(const struct mxcts_oracle_case *c, char (*out)[32]) {
+  static const char *const keys[] = {"num_group", "kernel", "stride", "dilate", "pad", "no_bias", "layout"};
+  snprintf(out[0], sizeof out[0], "rank=%d", c->in_shapes[0].ndim);
+  snprintf(out[1], sizeof out[1], "batch=%lld", (long long)c->in_shapes[0].dim[0]);
+  for (int k = 0; k < NOF(keys); k++) {
+    snprintf(out[2 + k], sizeof out[0], "%s=-", keys[k]);
+    for (int j = 0; j < MXCTS_ORACLE_MAX_CASE_PARAMS && c->params[j].key; j++) {
+      const char *v = c->params[j].val;
+      if (strcmp(c->params[j].key, keys[k])) continue;
+      if (v[0] == '(') snprintf(out[2 + k], sizeof out[0], "%s=%.1s", keys[k], v + 1);
+      else snprintf(out[2 + k], sizeof out[0], "%s=%s", keys[k], k == 6 ? "named" : v);
+    }
+  }
+}
+
+/* Whether features a and b of a case match pair p. */
+static bool holds(char (*f)[32], int a, int b, char (*p)[32]) { return !strcmp(f[a], p[0]) && !strcmp(f[b], p[1]); }
+
+/* Quick depth: fewer Convolution and Pooling cases than full, the same
+ * every time, a subset of full's; and every pair of parameter values (and
+ * input shapes) that two of full's Convolution cases hold appears together
+ * in some quick case. */
+START_TEST(test_generated_selection) {
+  const int np = mxcts_oracle_num_gen_points();
+  int *quick = malloc((size_t)np * sizeof *quick), *again = malloc((size_t)np * sizeof *again),
+      *full = malloc((size_t)np * sizeof *full);
+  const int nq = mxcts_oracle_gen_select(false, quick), nf = mxcts_oracle_gen_select(true, full);
+  ck_assert_int_eq(mxcts_oracle_gen_select(false, again), nq);
+  ck_assert(memcmp(quick, again, (size_t)nq * sizeof *quick) == 0);
+  ck_assert(nq > 0 && nq < nf && nf <= np);
+  struct mxcts_oracle_gen_case g;
+  for (int i = 0, j = 0; i < nq; i++) { /* quick is an ascending subset of full, and only cases */
+    ck_assert(i == 0 || quick[i] > quick[i - 1]);
+    while (j < nf && full[j] < quick[i]) j++;
+    ck_assert(j < nf && full[j] == quick[i] && mxcts_oracle_gen_case_at(quick[i], &g));
+  }
+  enum { MAXP = 400 };
+  static char pairs[MAXP][2][32];
+  static bool seen[MAXP];
+  int npairs = 0, nconv_full = 0, nconv_quick = 0;
+  char f[NFEAT][32];
+  for (int i = 0; i < nf; i++) { /* every pair full's Convolution cases hold */
+    mxcts_oracle_gen_case_at(full[i], &g);
+    if (strcmp(g.c.op, "Convolution") || g.kind != MXCTS_ORACLE_GEN_SPACE) continue;
+    nconv_full++;
+    conv_features(&g.c, f);
+    for (int a = 0; a < NFEAT; a++)
+      for (int b = a + 1; b < NFEAT; b++) {
+        int k = 0;
+        while (k < npairs && !holds(f, a, b, pairs[k])) k++;
+        if (k == npairs && npairs < MAXP) strcpy(pairs[npairs][0], f[a]), strcpy(pairs[npairs++][1], f[b]);
+      }
+  }
+  ck_assert(npairs > 100 && npairs < MAXP);
+  for (int i = 0; i < nq; i++) {
+    mxcts_oracle_gen_case_at(quick[i], &g);
+    if (strcmp(g.c.op, "Convolution") || g.kind != MXCTS_ORACLE_GEN_SPACE) continue;
+    nconv_quick++;
+    conv_features(&g.c, f);
+    for (int a = 0; a < NFEAT; a++)
+      for (int b = a + 1; b < NFEAT; b++)
+        for (int k = 0; k < npairs; k++) seen[k] = seen[k] || holds(f, a, b, pairs[k]);
+  }
+  for (int k = 0; k < npairs; k++) ck_assert_msg(seen[k], "quick lacks the pair %s, %s", pairs[k][0], pairs[k][1]);
+  ck_assert(nconv_quick > 0 && nconv_quick * 10 < nconv_full);
+  free(quick), free(again), free(full);
 }
 END_TEST
 
@@ -836,6 +1093,8 @@ int main(void) {
   tcase_add_test(fwd, test_basic_ops);
   tcase_add_test(fwd, test_arithmetic_ops);
   tcase_add_test(fwd, test_unary_ops);
+  tcase_add_test(fwd, test_special_values);
+  tcase_add_test(fwd, test_cast);
   tcase_add_test(fwd, test_reduce_and_dot);
   tcase_add_test(fwd, test_layers);
   tcase_add_test(fwd, test_reshape_shapes);
@@ -853,12 +1112,15 @@ int main(void) {
   tcase_add_test(tools, test_parsers);
   tcase_add_test(tools, test_prepare_errors);
   tcase_add_test(tools, test_fill);
+  tcase_add_test(tools, test_dtypes);
   tcase_add_test(tools, test_dropout_check);
   suite_add_tcase(s, tools);
   TCase *table = tcase_create("table");
   tcase_add_test(table, test_case_table);
   tcase_add_test(table, test_every_case_runs);
   tcase_add_test(table, test_generated_cases);
+  tcase_add_test(table, test_generated_kinds);
+  tcase_add_test(table, test_generated_selection);
   suite_add_tcase(s, table);
   return mxr_test_run(s);
 }
