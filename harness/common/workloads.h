@@ -68,6 +68,8 @@
     "MXAggregateProfileStatsPrintEx")                                                                \
   X(op_info, mxcts__probe_op_info,                                                                   \
     MXCTS_NEEDS_BASE, "MXListAllOpNames", "NNGetOpHandle", "MXSymbolGetAtomicSymbolInfo")            \
+  X(priority_pool, mxcts__probe_priority_pool,                                                       \
+    MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, "MXEnginePushSyncND")                                     \
   X(op_errors, mxcts__probe_op_errors,                                                               \
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_SYMBOL, "MXImperativeInvokeEx",               \
     "MXExecutorBindEX", "MXExecutorForward", "MXExecutorOutputs", "MXExecutorFree",                  \

@@ -180,6 +180,7 @@ int mxcts__probe_knobs(struct probe *p); /* C API knobs (probe_knobs.c) */
 int mxcts__probe_ndarray_views(struct probe *p); /* slices, rows, reshapes, copy sizes (probe_views.c) */
 int mxcts__probe_profiler_contract(struct probe *p); /* trace format, clock, statistics (probe_profiler.c) */
 int mxcts__probe_op_info(struct probe *p); /* op info against MXNet 1.9.1's (probe_op_info.c) */
+int mxcts__probe_priority_pool(struct probe *p); /* CPU-prioritized ops at once (probe_pools.c) */
 int mxcts__probe_op_errors(struct probe *p); /* where a failed op's error surfaces (probe_errors.c) */
 int mxcts__probe_network_inference(struct probe *p); /* probe_network.c */
 int mxcts__probe_memory_plan(struct probe *p); /* memory plans and cache keys (probe_plan.c) */
