@@ -15,9 +15,10 @@
  * - Its timestamps are microseconds since the epoch: every one lies within
  *   the wall-clock window of the session, give or take a second.
  * - Its durations are microseconds: the sleeping op's duration in the trace
- *   is between half and twice (plus 20 ms) the sleep the op timed itself.
+ *   is between half and twice, plus 100 ms, the sleep the op timed itself.
  *   Nanoseconds or milliseconds miss by a factor of 1000; a busy machine
- *   stretches both measures alike.
+ *   stretches both measures alike, and the 100 ms cover a worker
+ *   descheduled between the trace's begin and the op's own clock.
  * - MXAggregateProfileStatsPrint's table and MXAggregateProfileStatsPrintEx's
  *   JSON count each op as often as it was called.
  */
@@ -32,7 +33,7 @@
 #define SLEEP_OP "mxcts-sleep"
 #define TRACE_FILE "contract-profile.json" /* in the working directory */
 #define WALL_SLACK_US 1e6
-#define DUR_SLACK_US 20000.0
+#define DUR_SLACK_US 100000.0
 
 /* The ops whose statistics are checked, and how often each is called. */
 struct counted {
@@ -137,7 +138,7 @@ static void check_trace(struct probe *p, double wall0, double wall1, const struc
   bool fits = f.op_pairs == 1 && f.op_dur >= 0.5 * s->slept_us && f.op_dur <= 2 * s->slept_us + DUR_SLACK_US;
   mxcts__probe_add_check(p, "trace_duration_us", fits,
                          "%s: %d complete event(s), the first %.0f us long; the op timed its own sleep at %.0f us "
-                         "(expected one event of 0.5x to 2x that, + 20 ms)",
+                         "(expected one event of 0.5x to 2x that, + 100 ms)",
                          SLEEP_OP, f.op_pairs, f.op_dur, s->slept_us);
 }
 
