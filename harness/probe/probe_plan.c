@@ -114,18 +114,19 @@ static void draw(const struct probe *p, uint64_t stream, double *x, int64_t n) {
 /* Drawn values (zeros when stream is 0) written into `a`, an array of
  * `n` elements of `dtype` (float32 or float64). */
 static int fill_array(struct probe *p, NDArrayHandle a, int64_t n, int dtype, uint64_t stream) {
-  double *x = calloc((size_t)n + 1, sizeof *x);
-  float *f = calloc((size_t)n + 1, sizeof *f);
-  int rc = x && f ? 0 : mxcts__probe_fail(p, "out of memory");
-  if (!rc && stream) draw(p, stream, x, n);
-  for (int64_t i = 0; !rc && i < n; i++) f[i] = (float)x[i];
-  if (!rc && p->api.MXNDArraySyncCopyFromCPU(a, dtype == DTYPE_F64 ? (void *)x : (void *)f, (size_t)n))
+  double *x = mxcts_xcalloc((size_t)n + 1, sizeof *x);
+  float *f = mxcts_xcalloc((size_t)n + 1, sizeof *f);
+  if (stream) draw(p, stream, x, n);
+  for (int64_t i = 0; i < n; i++) f[i] = (float)x[i];
+  int rc = 0;
+  if (p->api.MXNDArraySyncCopyFromCPU(a, dtype == DTYPE_F64 ? (void *)x : (void *)f, (size_t)n))
     rc = mxcts__probe_fail(p, "MXNDArraySyncCopyFromCPU");
   free(x);
   free(f);
   return rc;
 }
 
+/* A new array of `dtype` on the probe's device, filled as by fill_array. */
 static int new_array(struct probe *p, int ndim, const uint32_t *shape, int dtype, uint64_t stream,
                      NDArrayHandle *out) {
   PROBE_CALL(p, MXNDArrayCreateEx, shape, (uint32_t)ndim, p->dev_type, 0, 0, dtype, out);
@@ -139,8 +140,7 @@ static int read_array(struct probe *p, NDArrayHandle a, size_t esize, void **buf
   if (mxcts__capi_get_shape(&p->api, a, &ndim, &dims)) return mxcts__probe_fail(p, "MXNDArrayGetShapeEx");
   *n = 1;
   for (int d = 0; d < ndim; d++) *n *= dims[d];
-  *buf = malloc((size_t)*n * esize + 1);
-  if (!*buf) return mxcts__probe_fail(p, "out of memory");
+  *buf = mxcts_xmalloc((size_t)*n * esize + 1);
   if (p->api.MXNDArraySyncCopyToCPU(a, *buf, (size_t)*n)) {
     free(*buf);
     *buf = NULL;
@@ -313,7 +313,8 @@ static void reuse_graph(struct graph *g) {
     if (k == 3) third = t;
     if (k == 15) t = g_op(g, "elemwise_add", "", 2, t, third);
   }
-  int diamond = g_op(g, "elemwise_mul", "", 2, g_op(g, "sigmoid", "", 1, e), g_op(g, "tanh", "", 1, e));
+  int left = g_op(g, "sigmoid", "", 1, e), right = g_op(g, "tanh", "", 1, e);
+  int diamond = g_op(g, "elemwise_mul", "", 2, left, right);
   g_head(g, t);
   g_head(g, diamond);
   g_head(g, c);
