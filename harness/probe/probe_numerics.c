@@ -19,9 +19,9 @@
  * float16, uint8, int32, int8); an output must have the dtype the op gives
  * (its inputs', or Cast's parameter), and the oracle's values are converted
  * to that dtype before the comparison.  A case in a dtype other than
- * float32 and float64 that the implementation refuses at the call
- * (MXImperativeInvokeEx fails) is counted, not judged, as an op it does
- * not list is: the metric dtype_cases_refused.  A view case passes its
+ * float32 and float64 that the implementation refuses at once (creating
+ * its arrays or MXImperativeInvokeEx fails) is counted, not judged, as an
+ * op it does not list is: the metric dtype_cases_refused.  A view case passes its
  * input 0 as a view into a larger array (MXNDArraySlice or MXNDArrayAt).
  *
  * The parity workload runs the same cases twice through the
@@ -40,9 +40,6 @@ enum { MAXT = MXCTS_ORACLE_MAX_INPUTS + MXCTS_ORACLE_MAX_AUX };
 
 /* MXNet's grad_req codes. */
 enum { REQ_NULL = 0, REQ_WRITE = 1, REQ_ADD = 3 };
-
-/* run_forward's answer when the implementation refuses a case's dtype. */
-enum { REFUSED = 1 };
 
 struct num_case {
   const struct mxcts_oracle_case *c;
