@@ -27,7 +27,8 @@ dist_suites_DATA = \
 	suites/ndarray-views.json \
 	suites/numerics.json \
 	suites/profiler.json \
-	suites/seed-gluon-bulking.json
+	suites/seed-gluon-bulking.json \
+	suites/shape-inference.json
 # What suites compare with, read by mxcts-probe (harness/probe/local.mk).
 suitesdatadir = $(suitesdir)/data
 dist_suitesdata_DATA = suites/data/mxnet-1.9.1-op-info.json

@@ -62,6 +62,9 @@
     "MXCreateCachedOpEx", "MXInvokeCachedOpEx", "MXFreeCachedOp")                                    \
   X(ndarray_views, mxcts__probe_ndarray_views,                                                       \
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, "MXNDArraySlice", "MXNDArrayAt", "MXNDArrayReshape64")    \
+  X(shape_inference, mxcts__probe_shape_inference,                                                   \
+    MXCTS_NEEDS_BASE, MXCTS_NEEDS_SYMBOL, "MXSymbolCreateFromJSON", "MXSymbolListArguments",         \
+    "MXSymbolListAuxiliaryStates", "MXSymbolInferShapeEx", "MXSymbolInferType")                      \
   X(profiler_contract, mxcts__probe_profiler_contract,                                               \
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_PROFILER, "NNGetOpHandle",                    \
     "MXImperativeInvokeEx", "MXEnginePushSyncND", "MXAggregateProfileStatsPrint",                    \

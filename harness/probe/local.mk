@@ -9,6 +9,7 @@ harness_mxcts_probe_SOURCES = \
 	harness/probe/probe_capi.c harness/probe/probe_trace.c harness/probe/probe_flip.c \
 	harness/probe/probe_engine.c harness/probe/probe_dispatch.c harness/probe/probe_numerics.c \
 	harness/probe/probe_pin.c harness/probe/probe_waits.c harness/probe/probe_knobs.c harness/probe/probe_views.c \
+	harness/probe/probe_infer.c \
 	harness/probe/probe_errors.c harness/probe/probe_network.c harness/probe/probe_params_file.c \
 	harness/probe/probe_profiler.c harness/probe/probe_plan.c harness/probe/probe_op_info.c \
 	harness/probe/probe_pools.c

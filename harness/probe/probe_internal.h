@@ -40,7 +40,7 @@
   X(MXSymbolCreateFromJSON) X(MXSymbolListAuxiliaryStates) X(MXNDArrayLoad)                  \
   X(MXNDArraySlice) X(MXNDArrayAt) X(MXNDArrayReshape64)                                    \
   X(MXAggregateProfileStatsPrint) X(MXAggregateProfileStatsPrintEx) X(MXExecutorPrint)        \
-  X(MXSymbolGetAtomicSymbolInfo)
+  X(MXSymbolGetAtomicSymbolInfo) X(MXSymbolInferShapeEx) X(MXSymbolInferType)
 
 /* Older entry points that 1.9.1 still has but libmxref does not declare,
  * with the prototypes of every release from 1.4.1 on (docs/c-api.md, "Older
@@ -178,6 +178,7 @@ int mxcts__probe_parity(struct probe *p); /* cpu(0) against gpu(0), same cases *
 int mxcts__probe_profiler_autostart(struct probe *p);
 int mxcts__probe_knobs(struct probe *p); /* C API knobs (probe_knobs.c) */
 int mxcts__probe_ndarray_views(struct probe *p); /* slices, rows, reshapes, copy sizes (probe_views.c) */
+int mxcts__probe_shape_inference(struct probe *p); /* symbolic shape and type inference (probe_infer.c) */
 int mxcts__probe_profiler_contract(struct probe *p); /* trace format, clock, statistics (probe_profiler.c) */
 int mxcts__probe_op_info(struct probe *p); /* op info against MXNet 1.9.1's (probe_op_info.c) */
 int mxcts__probe_priority_pool(struct probe *p); /* CPU-prioritized ops at once (probe_pools.c) */
