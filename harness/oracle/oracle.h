@@ -352,6 +352,13 @@ int mxcts_oracle_num_gen_points(void);
  * accepts it; out->c.grad is then the prepared call's), false when it is
  * not (out then holds nothing usable). */
 int mxcts_oracle_gen_case_at(int i, struct mxcts_oracle_gen_case *out);
+/* Point i into *out with what the oracle says of it: 0 for a case (as
+ * mxcts_oracle_gen_case_at); the status of mxcts_oracle_prepare_case when
+ * the op refuses the point, out->c then holding its parameters and shapes
+ * (MXCTS_ORACLE_EINVAL: MXNet refuses the call too; MXCTS_ORACLE_ENOTSUP:
+ * valid, not modelled); 1 when the space's product holds no such point (an
+ * axis digit beyond the rank: nothing usable in out). */
+int mxcts_oracle_gen_point_status(int i, struct mxcts_oracle_gen_case *out);
 /* The points a run takes, ascending, each a case: with `full` every case;
  * else (quick depth) every case of the small spaces and, of each space too
  * big for the default run, a pairwise subset: every pair of values of two

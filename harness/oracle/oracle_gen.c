@@ -481,29 +481,39 @@ int mxcts_oracle_num_gen_points(void) {
   return n;
 }
 
-/* Point k of space s into *out, prepared. */
-static int make_case(const struct mxcts__oracle_space *s, int k, struct mxcts_oracle_gen_case *out) {
+/* Point k of space s into *out, prepared: the status of
+ * mxcts_oracle_gen_point_status. */
+static int make_point(const struct mxcts__oracle_space *s, int k, struct mxcts_oracle_gen_case *out) {
   int d[MXCTS__GEN_MAX_DIMS];
   memset(out, 0, sizeof *out);
   digits(s, k, d);
   out->kind = s->kind;
-  if (!s->make(d, s->op, out)) return 0;
+  if (!s->make(d, s->op, out)) return 1;
   struct mxcts_oracle_call call;
-  if (mxcts_oracle_prepare_case(&call, &out->c, NULL) != 0) return 0;
+  const int st = mxcts_oracle_prepare_case(&call, &out->c, NULL);
+  if (st != 0) return st;
   out->c.grad = call.grad; /* the case checks what the op's gradient is */
   if (call.grad == MXCTS_ORACLE_GRAD_NONE) out->c.grad_inputs = 0;
+  return 0;
+}
+
+static int make_case(const struct mxcts__oracle_space *s, int k, struct mxcts_oracle_gen_case *out) {
+  return make_point(s, k, out) == 0;
+}
+
+int mxcts_oracle_gen_point_status(int i, struct mxcts_oracle_gen_case *out) {
+  memset(out, 0, sizeof *out);
+  if (i < 0) return 1;
+  for (int k = 0; space_at(k); k++) {
+    const struct mxcts__oracle_space *s = space_at(k);
+    if (i < space_points(s)) return make_point(s, i, out);
+    i -= space_points(s);
+  }
   return 1;
 }
 
 int mxcts_oracle_gen_case_at(int i, struct mxcts_oracle_gen_case *out) {
-  memset(out, 0, sizeof *out);
-  if (i < 0) return 0;
-  for (int k = 0; space_at(k); k++) {
-    const struct mxcts__oracle_space *s = space_at(k);
-    if (i < space_points(s)) return make_case(s, i, out);
-    i -= space_points(s);
-  }
-  return 0;
+  return mxcts_oracle_gen_point_status(i, out) == 0;
 }
 
 /* ------------------------------------------------------------ pairwise selection */
