@@ -241,6 +241,17 @@ START_TEST(test_bind_errors) {
   mxr_ndarray *G = vector(eng, NULL);
   ck_assert_int_eq(mxr_executor_bind(sym, mxr_cpu(0), 1, &X, &G, &req, 0, NULL, &o, &ex), MXR_EINVAL);
   ck_assert_ptr_nonnull(strstr(mxr_last_error(), "grad_req 2"));
+  /* A gradient array of another size than its gradient would be overrun
+   * (or left half written) by the backward kernels: refused at bind. */
+  req = MXR_GRAD_WRITE;
+  for (int n = LEN - 1; n <= LEN + 1; n += 2) {
+    const int64_t glen[] = {n};
+    mxr_ndarray *W;
+    ck_assert_int_eq(mxr_ndarray_create(eng, glen, 1, mxr_cpu(0), MXR_FLOAT32, 0, &W), 0);
+    ck_assert_int_eq(mxr_executor_bind(sym, mxr_cpu(0), 1, &X, &W, &req, 0, NULL, &o, &ex), MXR_EINVAL);
+    ck_assert_msg(strstr(mxr_last_error(), "the gradient array of 'X' has shape"), "%s", mxr_last_error());
+    mxr_ndarray_free(W);
+  }
   /* Bound arrays must live where the executor runs. */
   ck_assert_int_eq(mxr_executor_bind(sym, mxr_gpu(0), 1, &X, NULL, NULL, 0, NULL, &o, &ex), MXR_EINVAL);
   ck_assert_msg(strstr(mxr_last_error(), "argument 'X' is on cpu(0), but the executor runs on gpu(0)"),

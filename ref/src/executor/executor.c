@@ -336,6 +336,18 @@ static int plan_memory(struct mxr_executor *e, const struct plan_info *pi) {
   return rc;
 }
 
+/* A gradient array holds as many elements as the gradient it receives
+ * (MXNet 1.9.1 copies the gradient into it and refuses other sizes; the
+ * kernels here write it directly, so a smaller one would be overrun). */
+static int check_grad_size(const mxr_symbol *g, const struct plan_info *pi, const struct mxr_entry *ge, int arg_node,
+                           mxr_ndarray *grad) {
+  const struct mxr_shape want = pi->shapes[ge->node][ge->index], got = array_shape(grad);
+  if (mxr_shape_size(&want) == mxr_shape_size(&got)) return 0;
+  char w[96], h[96];
+  return mxr_set_error(MXR_EINVAL, "bind: the gradient array of '%s' has shape %s, its gradient %s",
+                       g->nodes[arg_node].name, mxr_shape_str(&got, h, sizeof h), mxr_shape_str(&want, w, sizeof w));
+}
+
 /* Place every value in an array: bound arrays for arguments, aux states and
  * gradients; the memory plan for everything else. */
 static int make_values(struct mxr_executor *e, mxr_ndarray *const *args, mxr_ndarray *const *grads,
@@ -352,8 +364,11 @@ static int make_values(struct mxr_executor *e, mxr_ndarray *const *args, mxr_nda
   if (!e->values || !e->owned) return oom();
   for (int a = 0; a < e->fg.num_args; a++) {
     e->values[e->row[e->fg.arg_nodes[a]]] = mxr_ndarray_retain(args[a]);
-    if (e->fg.arg_grads && e->fg.arg_grads[a].node >= 0)
+    if (e->fg.arg_grads && e->fg.arg_grads[a].node >= 0) {
+      int rc = check_grad_size(g, pi, &e->fg.arg_grads[a], e->fg.arg_nodes[a], grads[a]);
+      if (rc) return rc;
       e->values[e->row[e->fg.arg_grads[a].node] + e->fg.arg_grads[a].index] = mxr_ndarray_retain(grads[a]);
+    }
   }
   for (int a = 0; a < e->fg.num_aux; a++) e->values[e->row[e->fg.aux_nodes[a]]] = mxr_ndarray_retain(aux[a]);
   return plan_memory(e, pi);
