@@ -27,6 +27,7 @@ dist_suites_DATA = \
 	suites/ndarray-views.json \
 	suites/numerics.json \
 	suites/profiler.json \
+	suites/rejections.json \
 	suites/seed-gluon-bulking.json \
 	suites/shape-inference.json
 # What suites compare with, read by mxcts-probe (harness/probe/local.mk).

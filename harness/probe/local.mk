@@ -12,7 +12,7 @@ harness_mxcts_probe_SOURCES = \
 	harness/probe/probe_infer.c \
 	harness/probe/probe_errors.c harness/probe/probe_network.c harness/probe/probe_params_file.c \
 	harness/probe/probe_profiler.c harness/probe/probe_plan.c harness/probe/probe_op_info.c \
-	harness/probe/probe_pools.c
+	harness/probe/probe_pools.c harness/probe/probe_reject.c
 # where reference data of the suites (suites/data) is found: the source
 # tree's, then the installed copy
 harness_mxcts_probe_CPPFLAGS = $(HARNESS_CPPFLAGS) \

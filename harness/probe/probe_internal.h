@@ -185,6 +185,7 @@ int mxcts__probe_priority_pool(struct probe *p); /* CPU-prioritized ops at once 
 int mxcts__probe_op_errors(struct probe *p); /* where a failed op's error surfaces (probe_errors.c) */
 int mxcts__probe_network_inference(struct probe *p); /* probe_network.c */
 int mxcts__probe_memory_plan(struct probe *p); /* memory plans and cache keys (probe_plan.c) */
+int mxcts__probe_rejections(struct probe *p); /* invalid calls refused, process usable (probe_reject.c) */
 
 /* engine_random's direct checks (probe_waits.c), on vars no other op uses:
  * WaitToRead / WaitToWrite of `a` return after the ops on it have ended;
