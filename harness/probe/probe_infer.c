@@ -18,7 +18,8 @@
  *   (weights, biases, gamma, labels, an elementwise op's other operand) must
  *   infer everything; the others (broadcast ops, dot, Concat) may leave
  *   shapes unknown, but a shape they report must not contradict the oracle.
- * - binary: elementwise and broadcast binary ops given only in1's shape, and
+ * - binary: elementwise and broadcast binary ops given both shapes (in a
+ *   process without ops of more inputs), only in1's shape, and
  *   as the lhs of elemwise_add(op, c) with only c's shape (the op's output
  *   known from its consumer).  elemwise_* infer every shape both ways;
  *   broadcast_* cannot (MXNet's BinaryBroadcastShape needs both inputs), so
@@ -416,14 +417,18 @@ static void part_data(struct probe *p, const struct mxcts_oracle_case *c, const 
   case_check(p, "data", c, NULL, ok, detail);
 }
 
-/* Binary ops: in1 alone, then the output through its consumer alone. */
+/* Binary ops: both inputs (in a process that runs no op with more
+ * inputs, so a shape function that reads past its two inputs reads no
+ * leftover of one), in1 alone, then the output through its consumer alone. */
 static void part_binary(struct probe *p, const struct mxcts_oracle_case *c, const struct mxcts_oracle_call *call,
                         SymbolHandle s) {
   const bool elemwise = names_op(c->op, elemwise_binary);
   if (!elemwise && !names_op(c->op, broadcast_binary)) return;
-  const char *key;
-  struct mxcts_oracle_shape known;
-  char name[16], why[512];
+  const char *key, *keys[2];
+  struct mxcts_oracle_shape known, both[2];
+  char name[16], names[2][16], why[512];
+  for (int i = 0; i < 2; i++) fill_known(call, i, &keys[i], &both[i], &names[i]);
+  infer_and_judge(p, "binary-both", c, call, s, 2, keys, both, 7ul, true);
   fill_known(call, 1, &key, &known, &name);
   infer_and_judge(p, "binary-rhs", c, call, s, 1, &key, &known, elemwise ? 7ul : 2ul, elemwise);
   SymbolHandle g;
