@@ -459,6 +459,15 @@ static void part_consumer(struct probe *p, const struct mxcts_oracle_case *c, co
 typedef void part_fn(struct probe *, const struct mxcts_oracle_case *, const struct mxcts_oracle_call *,
                      SymbolHandle);
 
+/* Whether a part judges the case at all (else its symbol is not built, so
+ * an op a part does not judge cannot fail it). */
+static bool part_takes(part_fn *part, const struct mxcts_oracle_case *c, const struct mxcts_oracle_call *call) {
+  if (part == part_data) return call->nin > 0;
+  if (part == part_binary) return names_op(c->op, elemwise_binary) || names_op(c->op, broadcast_binary);
+  if (part == part_consumer) return names_op(c->op, same_shape_both_ways) && call->nin == 1 && call->naux == 0;
+  return true;
+}
+
 static bool wanted_op(const char *list, const char *op) {
   if (!list || strcmp(list, "all") == 0) return true;
   size_t len = strlen(op);
@@ -487,6 +496,7 @@ static void run_case(struct probe *p, const struct mxcts_oracle_case *c, part_fn
     n->skipped++;
     return;
   }
+  if (!part_takes(part, c, &call)) return;
   SymbolHandle s;
   char why[512];
   n->judged++;
