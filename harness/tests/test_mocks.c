@@ -248,36 +248,64 @@ END_TEST
  * it; structure runs mark their passes through MXEnginePushSync and
  * numerics reads shapes through MXNDArrayGetShape, so everything else
  * passes. */
+/* Whether one of `configs` (the config ids an assertion read, from the
+ * results) of suites/SUITE.json runs `workload`. */
+static bool reads_workload(const char *suite, json_t *configs, const char *workload) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/suites/%s.json", MXCTS_TEST_SRCDIR, suite);
+  json_t *doc = json_load_file(path, 0, NULL);
+  ck_assert_msg(doc, "cannot read %s", path);
+  const char *top = json_string_value(json_object_get(doc, "workload"));
+  bool reads = false;
+  size_t i, k;
+  json_t *c, *id;
+  json_array_foreach(json_object_get(doc, "configs"), i, c) {
+    const char *w = json_string_value(json_object_get(c, "workload"));
+    json_array_foreach(configs, k, id) {
+      if (!strcmp(json_string_value(id), json_string_value(json_object_get(c, "id"))))
+        reads |= !strcmp(w ? w : top, workload);
+    }
+  }
+  json_decref(doc);
+  return reads;
+}
+
+/* An implementation without MXEnginePushSyncND: every assertion whose
+ * workload calls it (the engine suite's, the profiler's contract checks) is
+ * unsupported, naming the function; the others run and pass. */
 START_TEST(test_old_capi_is_unsupported_where_needed) {
   char *dir = hu_tmpdir();
   struct mxcts_options o;
   mock_options(&o, dir, "old", "engine,profiler,numerics");
   o.rounds = 1;
   json_t *r = hu_run_opts(&o);
-  int unsupported = 0, pass = 0;
+  int unsupported = 0, engine = 0, pass = 0;
   size_t i, k;
   json_t *s, *a;
   json_array_foreach(json_object_get(r, "suites"), i, s) {
+    const char *suite = json_string_value(json_object_get(s, "name"));
     json_array_foreach(json_object_get(s, "assertions"), k, a) {
       const char *name = json_string_value(json_object_get(a, "name"));
-      if (!strncmp(name, "engine/", 7)) {
+      json_t *configs = json_object_get(a, "configs");
+      if (reads_workload(suite, configs, "engine_random") || reads_workload(suite, configs, "profiler_contract")) {
         expect_verdict(r, name, "unsupported");
         const char *detail = json_string_value(json_object_get(a, "detail"));
         ck_assert_msg(strstr(detail, "does not export MXEnginePushSyncND"), "%s: %s", name, detail);
         unsupported++;
+        engine += !strncmp(name, "engine/", 7);
       } else {
         expect_verdict(r, name, "pass");
         pass++;
       }
     }
   }
-  json_t *engine = json_load_file(MXCTS_TEST_SRCDIR "/suites/engine.json", 0, NULL);
-  ck_assert_ptr_nonnull(engine);
-  ck_assert_int_eq(unsupported, (int)json_array_size(json_object_get(engine, "assertions")));
-  json_decref(engine);
+  json_t *doc = json_load_file(MXCTS_TEST_SRCDIR "/suites/engine.json", 0, NULL);
+  ck_assert_ptr_nonnull(doc);
+  ck_assert_int_eq(engine, (int)json_array_size(json_object_get(doc, "assertions")));
+  json_decref(doc);
   ck_assert_int_ge(pass, 4);
   ck_assert_str_eq(json_string_value(json_object_get(r, "status")), "fail");
-  printf("# old C API: %d unsupported, %d pass\n", unsupported, pass);
+  printf("# old C API: %d unsupported (%d of the engine suite), %d pass\n", unsupported, engine, pass);
   json_decref(r);
   hu_cleanup(dir);
 }
