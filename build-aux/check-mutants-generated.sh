@@ -32,6 +32,8 @@
 #   MUTANT_SEED=S      sampling and mxcts seed (default: random; printed)
 #   MUTANT_TARGET=P    the score each folder must reach, in % (default 90)
 #   MUTANT_OUT=DIR     where runs go (default BUILDDIR/mutants-generated/out)
+#   MUTANT_SANITIZE=0  build the copy without AddressSanitizer and UBSan
+#                      (default 1: library and probe instrumented)
 #
 # Exit status: 0 every folder reached the target, 1 one did not, 2 a usage
 # or setup error, 77 universalmutator cannot be installed here (offline).
@@ -63,10 +65,10 @@ case $per_folder in '' | *[!0-9]*) die "N=$per_folder: expected a count" ;; esac
 # the tree are left out.
 folder_suites() {
   case $1 in
-    engine) echo "knobs ndarray-views numerics errors bulking-imperative bulking-inference async engine" ;;
-    executor) echo "knobs profiler memory-plan errors numerics bulking-inference bulking-symbolic" ;;
-    imperative) echo "knobs ndarray-views numerics errors memory-plan bulking-imperative bulking-cachedop" ;;
-    op) echo "ndarray-views knobs numerics memory-plan" ;;
+    engine) echo "knobs ndarray-views rejections numerics errors bulking-imperative bulking-inference async engine" ;;
+    executor) echo "knobs rejections shape-inference profiler memory-plan errors numerics bulking-inference bulking-symbolic" ;;
+    imperative) echo "knobs ndarray-views rejections numerics errors memory-plan bulking-imperative bulking-cachedop" ;;
+    op) echo "ndarray-views knobs rejections shape-inference numerics memory-plan" ;;
     *) return 1 ;;
   esac
 }
@@ -79,7 +81,14 @@ sh "$srcdir/ci/python-env.sh" "$venv" universalmutator >&2 || rc=$?
 [ "$rc" -eq 0 ] || die "ci/python-env.sh could not install universalmutator (exit $rc)"
 mutate=$venv/bin/mutate
 
-mutants_prepare
+# Under AddressSanitizer and UBSan a mutant that reads or writes out of
+# bounds, or overflows, stops the probe (a crash verdict) instead of
+# passing by luck.
+if [ "${MUTANT_SANITIZE:-1}" = 1 ]; then
+  mutants_prepare --enable-sanitizers=address,undefined
+else
+  mutants_prepare
+fi
 
 # stripped OBJECT COPY: the object without debug sections, for comparison.
 stripped() { objcopy --strip-debug "$1" "$2"; }

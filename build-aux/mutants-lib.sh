@@ -13,8 +13,10 @@ mbuild=$work/build
 mxcts=$builddir/harness/mxcts
 lib=$mbuild/ref/.libs/libmxref.so
 
-# mutants_prepare: a fresh copy of the distributed tree, configured
-# --without-cuda and built once.
+# mutants_prepare [CONFIGURE ARGS...]: a fresh copy of the distributed
+# tree, configured --without-cuda (and the arguments) and built once.  With
+# arguments (a sanitizer build) the copy's own mxcts and probe are built and
+# used, so that the probe carries the same instrumentation as the library.
 mutants_prepare() {
   [ -x "$mxcts" ] || die "no $mxcts: build the tree first (make)"
   rm -rf "$msrc" "$mbuild"
@@ -23,8 +25,14 @@ mutants_prepare() {
   ${MAKE:-make} -s -C "$builddir" distdir distdir="$msrc" top_distdir="$msrc" >"$work/distdir.log" 2>&1 ||
     die "make distdir failed: $work/distdir.log"
   echo "mutants: configuring and building libmxref in $mbuild (--without-cuda)"
-  (cd "$mbuild" && "$msrc/configure" --without-cuda >configure.log 2>&1) ||
+  (cd "$mbuild" && "$msrc/configure" --without-cuda "$@" >configure.log 2>&1) ||
     die "configure failed: $mbuild/configure.log"
+  if [ $# -gt 0 ]; then
+    echo "mutants: building the copy's harness too ($*)"
+    (cd "$mbuild" && ${MAKE:-make} -j"${MUTANT_JOBS:-2}" all >build.log 2>&1) ||
+      die "the unmutated build failed: $mbuild/build.log"
+    mxcts=$mbuild/harness/mxcts
+  fi
   mutants_build || die "the unmutated build failed: $mbuild/build.log"
 }
 
