@@ -5,7 +5,7 @@
  * MXExecutorBindEX; its inputs come from the probe seed, so the processes
  * of one round compute the same values whatever their plan settings.
  *
- * - values: two graphs run forward and backward `iterations` times, each
+ * - values: three graphs run forward and backward `iterations` times, each
  *   iteration with new data; every output and gradient of every iteration
  *   is reported (values), for the suite to compare bit for bit with a run
  *   whose plan shares nothing.  "reuse": in-place candidates (activations,
@@ -14,7 +14,8 @@
  *   in-place op could overwrite.  "scratch": eight independent branches,
  *   each a convolution of a differently shifted input, concatenated: the
  *   convolutions use the kernels' scratch and can run at once on several
- *   engine workers.
+ *   engine workers.  "fanout": a value added to itself thirty times,
+ *   times w, whose gradient graph grows by gradient sums alone.
  * - memory: MXExecutorPrint's "Total N MB allocated" (MXNet's
  *   storage_allocated_bytes >> 20) of two forward-only graphs, as metrics:
  *   chain_mb, six transposes of a 4 MB matrix (24 MB without sharing, 8 MB
@@ -29,6 +30,11 @@
  *   static_alloc and static_shape off and on; each call's output and gradients must equal, byte for byte, those
  *   of a fresh cached op on the same inputs.  A call that fails is a
  *   failed check, with the library's message.
+ * - head gradient copy: y = x * w (512x512) bound with gradients, six
+ *   iterations (param head_grad_iterations); each writes the head gradient
+ *   with asynchronous imperative ops just before MXExecutorBackwardEx and
+ *   overwrites it right after; x's gradient must be that iteration's head
+ *   gradient * w (check head_grad_copy_ordered).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -320,6 +326,20 @@ static void reuse_graph(struct graph *g) {
   g_head(g, c);
 }
 
+enum { FANOUT_STAGES = 30 };
+
+/* x, w (4, 8): t = x, then t = t + t thirty times, the output t * w.
+ * Each t is read twice, so the gradient pass sums two contributions
+ * (add_n) per stage, and elemwise_add's gradient passes through without
+ * a node of its own: the gradient graph grows by those sums alone, and its
+ * node array is reallocated while output gradients are being summed. */
+static void fanout_graph(struct graph *g) {
+  const uint32_t shape[] = {4, 8};
+  int t = g_var(g, "x", 2, shape), w = g_var(g, "w", 2, shape);
+  for (int k = 0; k < FANOUT_STAGES; k++) t = g_op(g, "elemwise_add", "", 2, t, t);
+  g_head(g, g_op(g, "elemwise_mul", "", 2, t, w));
+}
+
 enum { BRANCHES = 8 };
 
 /* x (8, 16, 32, 32); branch i: conv_i(x + i/2) with 16 3x3 filters, pad 1,
@@ -571,6 +591,100 @@ static int check_cached_ops(struct probe *p) {
   return rc;
 }
 
+/* ------------------------------------------------ head gradient copy */
+
+enum { HG_ROWS = 512, HG_COLS = 512, HG_SLOW_WRITES = 4 };
+
+/* out = op(in, scalar), written into the existing array `out`. */
+static int invoke_into(struct probe *p, const char *opname, NDArrayHandle in, double scalar, NDArrayHandle out) {
+  OpHandle op;
+  PROBE_CALL(p, NNGetOpHandle, opname, &op);
+  char val[32];
+  snprintf(val, sizeof val, "%g", scalar);
+  const char *k[] = {"scalar"}, *v[] = {val};
+  NDArrayHandle *outs = &out;
+  int nout = 1;
+  const int *stypes;
+  PROBE_CALL(p, MXImperativeInvokeEx, op, 1, &in, &nout, &outs, 1, k, v, &stypes);
+  return 0;
+}
+
+/* Iteration `it`'s head gradient, base + it, written into `head` by
+ * asynchronous ops just before backward: several writes of other values
+ * come first, so a copy that does not wait for head's writers reads one
+ * of those. */
+static int write_head_grad(struct probe *p, NDArrayHandle base, NDArrayHandle head, long it) {
+  for (int k = 0; k < HG_SLOW_WRITES; k++)
+    if (invoke_into(p, "_mul_scalar", base, 1000.0 + k, head)) return -1;
+  return invoke_into(p, "_plus_scalar", base, (double)it, head);
+}
+
+/* The first element of x's gradient that is not head * w, as `why`;
+ * true when there is none. */
+static bool grad_is_head_times_w(const float *grad, const float *base, const float *w, long it, char *why,
+                                 size_t len) {
+  for (int64_t i = 0; i < (int64_t)HG_ROWS * HG_COLS; i++) {
+    float want = (base[i] + (float)it) * w[i];
+    if (grad[i] == want) continue;
+    snprintf(why, len, "iteration %ld: x's gradient[%lld] is %.9g, head gradient * w is %.9g", it, (long long)i,
+             (double)grad[i], (double)want);
+    return false;
+  }
+  return true;
+}
+
+/* Host copies of an argument's drawn values, as make_args drew them. */
+static float *drawn_floats(struct probe *p, uint64_t stream) {
+  int64_t n = (int64_t)HG_ROWS * HG_COLS;
+  double *x = mxcts_xcalloc((size_t)n, sizeof *x);
+  float *f = mxcts_xcalloc((size_t)n, sizeof *f);
+  draw(p, stream, x, n);
+  for (int64_t i = 0; i < n; i++) f[i] = (float)x[i];
+  free(x);
+  return f;
+}
+
+/* y = x * w bound with gradients; per iteration forward, the head
+ * gradient written by asynchronous ops, MXExecutorBackwardEx with it, and
+ * at once another write of the head gradient's array: x's gradient must be
+ * that iteration's head gradient * w (check head_grad_copy_ordered). */
+static int check_head_grad_copy(struct probe *p) {
+  struct graph g = {0};
+  const uint32_t shape[] = {HG_ROWS, HG_COLS};
+  int x = g_var(&g, "x", 2, shape), w = g_var(&g, "w", 2, shape);
+  g_head(&g, g_op(&g, "elemwise_mul", "", 2, x, w));
+  struct bound b;
+  NDArrayHandle base = NULL;
+  int rc = bind_graph(p, &g, true, &b), ix = -1;
+  for (uint32_t i = 0; !rc && i < b.nargs; i++)
+    if (strcmp(b.arg_names[i], "x") == 0) ix = (int)i;
+  if (!rc && (ix < 0 || b.nheads != 1)) rc = mxcts__probe_fail(p, "MXExecutorBindEX (not y = x * w)");
+  if (!rc) rc = new_array(p, 2, shape, DTYPE_F32, 400, &base);
+  float *hbase = drawn_floats(p, 400), *hw = drawn_floats(p, 100 + (uint64_t)find_var(&g, "w"));
+  bool ok = true;
+  char why[300] = "";
+  long iterations = mxcts__probe_param_long(p, "head_grad_iterations", 6);
+  for (long it = 0; it < iterations && !rc && ok; it++) {
+    if (p->api.MXExecutorForward(b.exe, 1)) rc = mxcts__probe_fail(p, "MXExecutorForward");
+    if (!rc) rc = write_head_grad(p, base, b.head_grads[0], it);
+    if (!rc && p->api.MXExecutorBackwardEx(b.exe, 1, b.head_grads, 1)) rc = mxcts__probe_fail(p, "MXExecutorBackwardEx");
+    if (!rc) rc = invoke_into(p, "_mul_scalar", base, -1000.0, b.head_grads[0]);
+    void *grad = NULL;
+    int64_t n;
+    if (!rc) rc = read_array(p, b.grads[ix], sizeof(float), &grad, &n);
+    if (!rc) ok = n == (int64_t)HG_ROWS * HG_COLS && grad_is_head_times_w(grad, hbase, hw, it, why, sizeof why);
+    free(grad);
+  }
+  if (!rc)
+    mxcts__probe_add_check(p, "head_grad_copy_ordered", ok, "%s",
+                           ok ? "every iteration's x gradient is that iteration's head gradient * w" : why);
+  free(hbase);
+  free(hw);
+  if (base) p->api.MXNDArrayFree(base);
+  unbind(p, &b);
+  return rc;
+}
+
 /* ------------------------------------------------------------ entry */
 
 int mxcts__probe_memory_plan(struct probe *p) {
@@ -579,13 +693,17 @@ int mxcts__probe_memory_plan(struct probe *p) {
   /* as a frontend does before loading JSON: releases up to 1.4 register
    * their legacy operators with the graph loader while listing them */
   if (p->api.MXListAllOpNames) (void)p->api.MXListAllOpNames(&nops, &ops);
-  struct graph reuse = {0}, scratch = {0};
+  struct graph reuse = {0}, scratch = {0}, fanout = {0};
   reuse_graph(&reuse);
   scratch_graph(&scratch);
+  fanout_graph(&fanout);
   int rc = run_values(p, "reuse", &reuse);
   if (!rc) rc = run_values(p, "scratch", &scratch);
   else mxcts_buf_free(&scratch.nodes);
+  if (!rc) rc = run_values(p, "fanout", &fanout);
+  else mxcts_buf_free(&fanout.nodes);
   if (!rc) rc = report_memory(p);
   if (!rc) rc = check_cached_ops(p);
+  if (!rc) rc = check_head_grad_copy(p);
   return rc;
 }
