@@ -59,9 +59,12 @@
   X(knobs, mxcts__probe_knobs,                                                                       \
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_SYMBOL, MXCTS_NEEDS_EXECUTOR,                 \
     MXCTS_NEEDS_AUTOGRAD, MXCTS_NEEDS_PROFILER, "MXImperativeInvokeEx", "MXEngineSetBulkSize",       \
-    "MXCreateCachedOpEx", "MXInvokeCachedOpEx", "MXFreeCachedOp")                                    \
+    "MXCreateCachedOpEx", "MXInvokeCachedOpEx", "MXFreeCachedOp", "MXNDArrayGetGradState",          \
+    "MXNDArraySetGradState")                                                                         \
   X(ndarray_views, mxcts__probe_ndarray_views,                                                       \
-    MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, "MXNDArraySlice", "MXNDArrayAt", "MXNDArrayReshape64")    \
+    MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, "MXNDArraySlice", "MXNDArrayAt", "MXNDArrayReshape64",     \
+    "MXNDArrayCreateNone", "NNGetOpHandle", "MXImperativeInvokeEx",                                  \
+    "MXNDArrayGetShapeEx|MXNDArrayGetShape")                                                         \
   X(shape_inference, mxcts__probe_shape_inference,                                                   \
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_SYMBOL, "MXSymbolCreateFromJSON", "MXSymbolListArguments",         \
     "MXSymbolListAuxiliaryStates", "MXSymbolInferShapeEx", "MXSymbolInferType")                      \

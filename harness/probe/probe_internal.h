@@ -40,7 +40,8 @@
   X(MXSymbolCreateFromJSON) X(MXSymbolListAuxiliaryStates) X(MXNDArrayLoad)                  \
   X(MXNDArraySlice) X(MXNDArrayAt) X(MXNDArrayReshape64)                                    \
   X(MXAggregateProfileStatsPrint) X(MXAggregateProfileStatsPrintEx) X(MXExecutorPrint)        \
-  X(MXSymbolGetAtomicSymbolInfo) X(MXSymbolInferShapeEx) X(MXSymbolInferType)
+  X(MXSymbolGetAtomicSymbolInfo) X(MXSymbolInferShapeEx) X(MXSymbolInferType)                \
+  X(MXNDArrayGetGradState) X(MXNDArraySetGradState) X(MXNDArrayCreateNone)
 
 /* Older entry points that 1.9.1 still has but libmxref does not declare,
  * with the prototypes of every release from 1.4.1 on (docs/c-api.md, "Older

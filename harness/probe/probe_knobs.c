@@ -13,6 +13,11 @@
  *   outputs kept; the first reads the same after the second call.  (The
  *   pooled values are smaller than the flips', so a memory plan may place
  *   them inside the flips' arrays, which the next call writes.)
+ * - a cached op's gradients reach every input: y = a*b + a called twice on
+ *   the marked a and b under autograd, both outputs back-propagated; each
+ *   input's gradient is a sum over the calls (da = 2(b+1), db = 2a).
+ * - MXNDArrayGetGradState: 0 on an array never marked, 1 on a variable
+ *   after backward, 0 after MXNDArraySetGradState(0).
  * - profiler modes (--param profile=symbolic|imperative|autostart): which of
  *   an executor's op and an imperative op the trace records.
  */
@@ -243,6 +248,98 @@ static int check_cachedop_kept_outputs(struct probe *p) {
   return rc;
 }
 
+/* ---------------------------------- cached-op input gradients, grad state */
+
+/* y = a*b + a as a symbol of two inputs, a and b. */
+static int mul_add_symbol(struct probe *p, SymbolHandle *out) {
+  OpHandle mul, add;
+  SymbolHandle a, b, m = NULL;
+  PROBE_CALL(p, NNGetOpHandle, "elemwise_mul", &mul);
+  PROBE_CALL(p, NNGetOpHandle, "elemwise_add", &add);
+  PROBE_CALL(p, MXSymbolCreateVariable, "a", &a);
+  PROBE_CALL(p, MXSymbolCreateVariable, "b", &b);
+  SymbolHandle ab[2] = {a, b};
+  int rc = p->api.MXSymbolCreateAtomicSymbol(mul, 0, NULL, NULL, &m) || p->api.MXSymbolCompose(m, "m", 2, NULL, ab) ||
+           p->api.MXSymbolCreateAtomicSymbol(add, 0, NULL, NULL, out);
+  SymbolHandle ma[2] = {m, a};
+  if (!rc) rc = p->api.MXSymbolCompose(*out, "y", 2, NULL, ma);
+  if (m) p->api.MXSymbolFree(m);
+  p->api.MXSymbolFree(a);
+  p->api.MXSymbolFree(b);
+  return rc ? mxcts__probe_fail(p, "building a*b + a") : 0;
+}
+
+/* Record two calls of the cached op on (a, b), so that each input feeds two
+ * calls and its gradient is a sum, and back-propagate both outputs with
+ * heads of ones. */
+static int record_two_calls(struct probe *p, CachedOpHandle cop, struct grad_arrays *g) {
+  NDArrayHandle in[2] = {g->x, g->w}, y[2] = {NULL, NULL}, heads[2] = {g->ones, g->ones};
+  int prev, rc = 0;
+  PROBE_CALL(p, MXAutogradSetIsRecording, 1, &prev);
+  PROBE_CALL(p, MXAutogradSetIsTraining, 1, &prev);
+  for (int k = 0; k < 2 && !rc; k++) {
+    int nout = 0;
+    NDArrayHandle *outs = NULL;
+    const int *stypes;
+    rc = p->api.MXInvokeCachedOpEx(cop, 2, in, &nout, &outs, &stypes) ? mxcts__probe_fail(p, "MXInvokeCachedOpEx") : 0;
+    if (!rc) y[k] = outs[0];
+  }
+  PROBE_CALL(p, MXAutogradSetIsRecording, 0, &prev);
+  if (!rc && p->api.MXAutogradBackwardEx(2, y, heads, 0, NULL, 0, 0, 1, NULL, NULL))
+    rc = mxcts__probe_fail(p, "MXAutogradBackwardEx");
+  for (int k = 0; k < 2; k++)
+    if (y[k]) p->api.MXNDArrayFree(y[k]);
+  return rc;
+}
+
+/* Gradients of two calls of a*b + a: 2(b + 1) for a, 2a for b. */
+static int report_two_input_grads(struct probe *p, struct grad_arrays *g) {
+  float ga[LEN], gb[LEN];
+  PROBE_CALL(p, MXNDArraySyncCopyToCPU, g->gx, ga, LEN);
+  PROBE_CALL(p, MXNDArraySyncCopyToCPU, g->gw, gb, LEN);
+  int wrong = 0;
+  for (int i = 0; i < LEN; i++) wrong += ga[i] != 2 * (W0[i] + 1) || gb[i] != 2 * X0[i];
+  mxcts__probe_add_check(p, "cachedop_input_grads", wrong == 0,
+                         "two recorded calls of a cached op a*b + a on a = (1,2,3), b = (3,4,5): da = [%g, %g, %g] "
+                         "(expected 2(b+1) = 8 10 12), db = [%g, %g, %g] (expected 2a = 2 4 6)", (double)ga[0],
+                         (double)ga[1], (double)ga[2], (double)gb[0], (double)gb[1], (double)gb[2]);
+  return 0;
+}
+
+/* MXNDArrayGetGradState of `arr` is `want`. */
+static int report_grad_state(struct probe *p, const char *name, NDArrayHandle arr, int want, const char *what) {
+  int state = -1;
+  PROBE_CALL(p, MXNDArrayGetGradState, arr, &state);
+  mxcts__probe_add_check(p, name, state == want, "MXNDArrayGetGradState of %s: %d (expected %d)", what, state, want);
+  return 0;
+}
+
+static int run_two_input_grads(struct probe *p, CachedOpHandle cop, struct grad_arrays *g) {
+  NDArrayHandle vars[2] = {g->x, g->w}, grads[2] = {g->gx, g->gw};
+  uint32_t reqs[2] = {REQ_WRITE, REQ_WRITE};
+  if (report_grad_state(p, "grad_state_plain", g->ones, 0, "an array never marked")) return -1;
+  PROBE_CALL(p, MXAutogradMarkVariables, 2, vars, reqs, grads);
+  if (record_two_calls(p, cop, g) || report_two_input_grads(p, g)) return -1;
+  if (report_grad_state(p, "grad_state_after_backward", g->x, 1, "a marked variable after backward")) return -1;
+  PROBE_CALL(p, MXNDArraySetGradState, g->x, 0);
+  return report_grad_state(p, "grad_state_set", g->x, 0, "that variable after MXNDArraySetGradState(0)");
+}
+
+static int check_cachedop_input_grads(struct probe *p) {
+  SymbolHandle sym;
+  CachedOpHandle cop;
+  struct grad_arrays g;
+  if (mul_add_symbol(p, &sym)) return -1;
+  int rc = p->api.MXCreateCachedOpEx(sym, 0, NULL, NULL, &cop) ? mxcts__probe_fail(p, "MXCreateCachedOpEx") : 0;
+  p->api.MXSymbolFree(sym);
+  if (rc) return -1;
+  rc = grad_arrays_new(p, &g);
+  if (!rc) rc = run_two_input_grads(p, cop, &g);
+  grad_arrays_free(p, &g);
+  p->api.MXFreeCachedOp(cop);
+  return rc;
+}
+
 /* --------------------------------------------------------- profiler */
 
 /* An executor forward of x*w (a symbolic op) and an imperative x + 1. */
@@ -321,6 +418,6 @@ static int check_profiler_mode(struct probe *p, const char *mode) {
 int mxcts__probe_knobs(struct probe *p) {
   const char *mode = mxcts__probe_param_str(p, "profile", "none");
   if (strcmp(mode, "none") != 0) return check_profiler_mode(p, mode);
-  if (check_bulk_size_previous(p) || check_cachedop_kept_outputs(p)) return -1;
+  if (check_bulk_size_previous(p) || check_cachedop_kept_outputs(p) || check_cachedop_input_grads(p)) return -1;
   return check_grad_reqs(p);
 }

@@ -11,6 +11,8 @@
  * - MXNDArraySyncCopyFromCPU and MXNDArraySyncCopyToCPU refuse a size that
  *   is not the array's (sizes count elements): copying 11 or 13 elements
  *   into or out of 12 fails and leaves both sides as they were.
+ * - MXImperativeInvokeEx with an output from MXNDArrayCreateNone gives that
+ *   placeholder the op's inferred shape and result.
  */
 #include <stdio.h>
 #include <string.h>
@@ -133,9 +135,34 @@ static int check_copy_larger(struct probe *p, NDArrayHandle a) {
   return 0;
 }
 
+/* a + 1 invoked with an output made by MXNDArrayCreateNone (what Python's
+ * `out=` of an empty array passes): the call succeeds, and the placeholder
+ * takes the inferred shape (4,3) and holds 1..12. */
+static int check_placeholder_output(struct probe *p, NDArrayHandle a) {
+  NDArrayHandle none, *outs = &none;
+  OpHandle op;
+  int nout = 1, ndim = -1, rc;
+  const int *dims = NULL, *stypes;
+  const char *k[] = {"scalar"}, *v[] = {"1"};
+  float y[N];
+  PROBE_CALL(p, MXNDArrayCreateNone, &none);
+  PROBE_CALL(p, NNGetOpHandle, "_plus_scalar", &op);
+  rc = p->api.MXImperativeInvokeEx(op, 1, &a, &nout, &outs, 1, k, v, &stypes);
+  if (!rc) rc = mxcts__capi_get_shape(&p->api, none, &ndim, &dims);
+  bool shaped = !rc && ndim == 2 && dims[0] == ROWS && dims[1] == COLS;
+  if (shaped) rc = p->api.MXNDArraySyncCopyToCPU(none, y, N);
+  mxcts__probe_add_check(p, "placeholder_output", !rc && shaped && counts_from(y, N, 1),
+                         "a + 1 into an MXNDArrayCreateNone output: status %d, the output's shape has %d dims "
+                         "(%d, %d), reads %g ... %g (expected 0, (4, 3) and 1 ... 12): %s", rc, ndim,
+                         ndim >= 1 ? dims[0] : -1, ndim >= 2 ? dims[1] : -1, shaped ? (double)y[0] : -1.0,
+                         shaped ? (double)y[N - 1] : -1.0, rc ? p->api.MXGetLastError() : "");
+  p->api.MXNDArrayFree(none);
+  return 0;
+}
+
 int mxcts__probe_ndarray_views(struct probe *p) {
   int (*const checks[])(struct probe *, NDArrayHandle) = {check_slice, check_at, check_reshape, check_copy_smaller,
-                                                          check_copy_larger};
+                                                          check_copy_larger, check_placeholder_output};
   for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
     NDArrayHandle a; /* each check on a fresh 0..11 */
     if (new_matrix(p, &a)) return -1;
