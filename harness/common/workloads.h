@@ -62,7 +62,7 @@
     "MXCreateCachedOpEx", "MXInvokeCachedOpEx", "MXFreeCachedOp", "MXNDArrayGetGradState",          \
     "MXNDArraySetGradState")                                                                         \
   X(ndarray_views, mxcts__probe_ndarray_views,                                                       \
-    MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, "MXNDArraySlice", "MXNDArrayAt", "MXNDArrayReshape64",     \
+    MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, "MXNDArraySlice", "MXNDArrayAt", "MXNDArrayReshape64",    \
     "MXNDArrayCreateNone", "NNGetOpHandle", "MXImperativeInvokeEx",                                  \
     "MXNDArrayGetShapeEx|MXNDArrayGetShape")                                                         \
   X(shape_inference, mxcts__probe_shape_inference,                                                   \

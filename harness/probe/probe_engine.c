@@ -211,6 +211,7 @@ int mxcts__probe_engine_random(struct probe *p) {
   if (!rc) rc = check_wait_is_per_var(p, arrays[1], arrays[2]);
   if (!rc) rc = mxcts__probe_check_waits(p, arrays[0]);
   if (!rc) rc = mxcts__probe_check_overlap(p, arrays[1], arrays[2]);
+  if (!rc && mxcts__probe_param_long(p, "priority_order", 0)) rc = mxcts__probe_check_priority_order(p);
   for (int v = 0; v < nvars; v++)
     if (arrays[v]) p->api.MXNDArrayFree(arrays[v]);
   free(ops), free(arrays), free(data), free(serial);

@@ -193,5 +193,7 @@ int mxcts__probe_rejections(struct probe *p); /* invalid calls refused, process 
  * ops writing `x` and `y` run at once.  Return 0 or -1 (a call failed). */
 int mxcts__probe_check_waits(struct probe *p, NDArrayHandle a);
 int mxcts__probe_check_overlap(struct probe *p, NDArrayHandle x, NDArrayHandle y);
+/* Order of CPU-prioritized ops queued behind a held worker (probe_waits.c). */
+int mxcts__probe_check_priority_order(struct probe *p);
 
 #endif /* MXCTS_PROBE_INTERNAL_H */

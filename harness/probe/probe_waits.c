@@ -14,6 +14,8 @@
  *   only so that a serial engine cannot deadlock the probe; the bound is
  *   not a timing threshold.  Callback start/end times (monotonic clock)
  *   tell whether the two intervals overlapped.
+ * - priority order (param priority_order=1): CPU-prioritized ops queued for
+ *   one worker run highest priority first (below).
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -171,5 +173,88 @@ int mxcts__probe_check_overlap(struct probe *p, NDArrayHandle x, NDArrayHandle y
                          "the other to start)", overlapped, pairs, bound_ms);
   mxcts__probe_add_check(p, "independent_ops_serial", overlapped == 0,
                          "%d of %d pairs of independent ops ran at once", overlapped, pairs);
+  return 0;
+}
+
+/* ---------------------------------------------------- priority order */
+
+/* CPU-prioritized ops (FnProperty::kCPUPrioritized) wait in a priority
+ * queue (MXNet's cpu_priority_worker_): among ready ops the one pushed
+ * with the highest priority runs first.  With one such worker
+ * (MXNET_CPU_PRIORITY_NTHREADS=1), a first op holds the worker until every
+ * other op is queued; they are pushed in increasing priority, each on its
+ * own var, and must then run in decreasing priority.  The priorities are
+ * distinct: MXNet leaves the order of ties open. */
+
+enum { PRIO_OPS = 8, CPU_PRIORITIZED = 3 };
+
+struct prio_run {
+  atomic_int blocker_started, released, next;
+  int order[PRIO_OPS]; /* priorities in the order the ops ran */
+  double bound_ms;
+};
+
+struct prio_op {
+  struct prio_run *run;
+  int priority;
+};
+
+/* Hold the worker until released (bounded: a guard against a worker that
+ * never comes back, not a timing threshold). */
+static void hold_worker(void *rctx, void *param) {
+  (void)rctx;
+  struct prio_run *r = param;
+  atomic_store(&r->blocker_started, 1);
+  double until = mxcts__probe_now_ms() + r->bound_ms;
+  while (!atomic_load(&r->released) && mxcts__probe_now_ms() < until) spin(100);
+}
+
+static void record_priority(void *rctx, void *param) {
+  (void)rctx;
+  struct prio_op *op = param;
+  int k = atomic_fetch_add(&op->run->next, 1);
+  if (k < PRIO_OPS) op->run->order[k] = op->priority;
+}
+
+static int push_prioritized(struct probe *p, EngineSyncFunc fn, void *param, NDArrayHandle var, int priority) {
+  int ctx[2] = {1, 0}, prop = CPU_PRIORITIZED;
+  PROBE_CALL(p, MXEnginePushSyncND, fn, param, NULL, ctx, NULL, 0, &var, 1, &prop, priority, "probe_priority");
+  return 0;
+}
+
+/* Hold the worker, queue the ops in increasing priority, release. */
+static int run_prioritized(struct probe *p, NDArrayHandle *vars, struct prio_run *r, struct prio_op *ops) {
+  if (push_prioritized(p, hold_worker, r, vars[PRIO_OPS], 0)) return -1;
+  double until = mxcts__probe_now_ms() + r->bound_ms;
+  while (!atomic_load(&r->blocker_started) && mxcts__probe_now_ms() < until) spin(100);
+  int rc = 0;
+  for (int i = 0; i < PRIO_OPS && !rc; i++) {
+    ops[i] = (struct prio_op){r, i + 1};
+    rc = push_prioritized(p, record_priority, &ops[i], vars[i], i + 1);
+  }
+  atomic_store(&r->released, 1);
+  if (p->api.MXNDArrayWaitAll() && !rc) rc = mxcts__probe_fail(p, "MXNDArrayWaitAll");
+  return rc;
+}
+
+int mxcts__probe_check_priority_order(struct probe *p) {
+  NDArrayHandle vars[PRIO_OPS + 1] = {0};
+  struct prio_op ops[PRIO_OPS];
+  struct prio_run r = {.bound_ms = 5000};
+  uint32_t shape[] = {1};
+  int rc = 0;
+  for (int i = 0; i <= PRIO_OPS && !rc; i++)
+    if (p->api.MXNDArrayCreateEx(shape, 1, 1, 0, 0, 0, &vars[i])) rc = mxcts__probe_fail(p, "MXNDArrayCreateEx");
+  if (!rc) rc = run_prioritized(p, vars, &r, ops);
+  for (int i = 0; i <= PRIO_OPS; i++)
+    if (vars[i]) p->api.MXNDArrayFree(vars[i]);
+  if (rc) return -1;
+  bool descending = atomic_load(&r.next) == PRIO_OPS && atomic_load(&r.blocker_started);
+  for (int k = 0; k < PRIO_OPS; k++) descending = descending && r.order[k] == PRIO_OPS - k;
+  mxcts__probe_add_check(p, "priority_order", descending,
+                         "8 CPU-prioritized ops pushed with priorities 1..8 behind an op holding the one "
+                         "prioritized worker ran with priorities %d %d %d %d %d %d %d %d (expected 8 down to 1)",
+                         r.order[0], r.order[1], r.order[2], r.order[3], r.order[4], r.order[5], r.order[6],
+                         r.order[7]);
   return 0;
 }
