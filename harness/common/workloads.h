@@ -79,6 +79,7 @@
   X(op_errors, mxcts__probe_op_errors,                                                               \
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_SYMBOL, "MXImperativeInvokeEx",               \
     "MXExecutorBindEX", "MXExecutorForward", "MXExecutorOutputs", "MXExecutorFree",                  \
+    "MXEngineSetBulkSize",                                                                           \
     "MXCreateCachedOpEx", "MXInvokeCachedOpEx", "MXFreeCachedOp")                                    \
   X(memory_plan, mxcts__probe_memory_plan,                                                           \
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_EXECUTOR, MXCTS_NEEDS_AUTOGRAD,               \

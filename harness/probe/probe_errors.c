@@ -14,7 +14,9 @@
  * the error comes back from that call (MXImperativeInvokeEx,
  * MXExecutorForward, MXInvokeCachedOpEx) and no wait sees it again.  The
  * parameter `surfaces` (`wait` or `call`) says which of the two the
- * configuration's engine does; each mode reports its own checks.
+ * configuration's engine does; each mode reports its own checks.  With
+ * `bulk` > 0 the probe calls MXEngineSetBulkSize(bulk) first, so the
+ * imperative ops run in engine bulks and the error comes from inside one.
  */
 #include <stdio.h>
 #include <string.h>
@@ -416,6 +418,9 @@ int mxcts__probe_op_errors(struct probe *p) {
     mxcts__probe_add_check(p, "params", false, "surfaces=%s: wait or call", mode);
     return 0;
   }
+  long bulk = mxcts__probe_param_long(p, "bulk", 0);
+  int prev;
+  if (bulk > 0) PROBE_CALL(p, MXEngineSetBulkSize, (int)bulk, &prev);
   int (*const at_waits[])(struct probe *) = {check_wait_to_read, check_sync_copy, check_wait_all,
                                              check_wait_all_freed, check_dependent, check_independent};
   int (*const at_calls[])(struct probe *) = {check_call, check_independent};
