@@ -32,8 +32,10 @@
 #   MUTANT_SEED=S      sampling and mxcts seed (default: random; printed)
 #   MUTANT_TARGET=P    the score each folder must reach, in % (default 90)
 #   MUTANT_OUT=DIR     where runs go (default BUILDDIR/mutants-generated/out)
-#   MUTANT_SANITIZE=0  build the copy without AddressSanitizer and UBSan
-#                      (default 1: library and probe instrumented)
+#   MUTANT_SANITIZE=1  build the copy, library and probe, with
+#                      AddressSanitizer and UBSan (default 0: a plain build;
+#                      the engine folder's suites take minutes per mutant
+#                      under the sanitizers on 2 cores)
 #
 # Exit status: 0 every folder reached the target, 1 one did not, 2 a usage
 # or setup error, 77 universalmutator cannot be installed here (offline).
@@ -81,10 +83,10 @@ sh "$srcdir/ci/python-env.sh" "$venv" universalmutator >&2 || rc=$?
 [ "$rc" -eq 0 ] || die "ci/python-env.sh could not install universalmutator (exit $rc)"
 mutate=$venv/bin/mutate
 
-# Under AddressSanitizer and UBSan a mutant that reads or writes out of
-# bounds, or overflows, stops the probe (a crash verdict) instead of
-# passing by luck.
-if [ "${MUTANT_SANITIZE:-1}" = 1 ]; then
+# Under AddressSanitizer and UBSan (MUTANT_SANITIZE=1) a mutant that reads
+# or writes out of bounds, or overflows, stops the probe (a crash verdict)
+# instead of passing by luck; the suites then run several times slower.
+if [ "${MUTANT_SANITIZE:-0}" = 1 ]; then
   mutants_prepare --enable-sanitizers=address,undefined
 else
   mutants_prepare
