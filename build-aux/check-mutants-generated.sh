@@ -120,12 +120,15 @@ generate() {
 }
 
 # key FILE MUTANT: the mutation as "FILE<tab>-LINE<tab>+LINE" (whitespace
-# trimmed), how generated-equivalent.txt names it.
+# trimmed), how generated-equivalent.txt names it.  An inserted line is
+# named with the line it follows: "-PREV<tab>+PREV | INSERTED".
 key() {
-  diff "$msrc/$1" "$2" | awk -v f="$1" '
-    /^< / { sub(/^< [ \t]*/, ""); sub(/[ \t]*$/, ""); o = $0 }
-    /^> / { sub(/^> [ \t]*/, ""); sub(/[ \t]*$/, ""); m = $0 }
-    END { print f "\t-" o "\t+" m }'
+  diff "$msrc/$1" "$2" | awk -v f="$1" -v src="$msrc/$1" '
+    function trim(s) { sub(/^[ \t]*/, "", s); sub(/[ \t]*$/, "", s); return s }
+    NR == 1 && /^[0-9]+a/ { n = $0; sub(/a.*/, "", n); while (i < n && (getline line < src) > 0) i++; prev = trim(line) }
+    /^< / { o = trim(substr($0, 3)) }
+    /^> / { m = trim(substr($0, 3)) }
+    END { if (prev != "" || o == "") { o = prev; m = prev " | " m } print f "\t-" o "\t+" m }'
 }
 
 listed_equivalent() {
