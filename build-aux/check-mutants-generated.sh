@@ -125,7 +125,7 @@ generate() {
 key() {
   diff "$msrc/$1" "$2" | awk -v f="$1" -v src="$msrc/$1" '
     function trim(s) { sub(/^[ \t]*/, "", s); sub(/[ \t]*$/, "", s); return s }
-    NR == 1 && /^[0-9]+a/ { n = $0; sub(/a.*/, "", n); while (i < n && (getline line < src) > 0) i++; prev = trim(line) }
+    NR == 1 && /^[0-9]+a/ { n = $0; sub(/a.*/, "", n); n += 0; while (i < n && (getline line < src) > 0) i++; prev = trim(line) }
     /^< / { o = trim(substr($0, 3)) }
     /^> / { m = trim(substr($0, 3)) }
     END { if (prev != "" || o == "") { o = prev; m = prev " | " m } print f "\t-" o "\t+" m }'
