@@ -93,7 +93,8 @@ static const char help_run_opts[] =
     "                      'none' for none)\n"
     "  --tap F, --junit F, --json F, --html F   reports to write ('-': stdout);\n"
     "                      OUT/results.json is always written\n"
-    "  --jobs N            untimed processes at a time (timed work always runs alone)\n"
+    "  --jobs N            untimed processes at a time (default: the online CPUs; timed\n"
+    "                      work always runs alone)\n"
     "  --pass-env NAME     also pass this variable through to the probe (repeatable)\n"
     "  --python PATH       the interpreter of suites with a Python workload (default:\n"
     "                      $MXCTS_PYTHON, else python3 on PATH); it must import mxnet,\n"
@@ -405,6 +406,12 @@ static int run_option(const char *cmd, int c, const char *arg, struct cli *cl) {
 }
 
 /* Fill what the options left open and make every path absolute. */
+/* The default --jobs: untimed processes need no machine of their own. */
+static int online_cpus(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
 static int complete_options(const char *cmd, struct cli *cl) {
   struct mxcts_options *o = &cl->opt;
   char *self_dir = mxcts_self_dir();
@@ -441,7 +448,7 @@ static int complete_options(const char *cmd, struct cli *cl) {
   o->out = mxcts_abspath(tmp);
   free(tmp);
   if (!cl->seed_given) o->seed = mxcts_random_seed() & 0xffffffffULL;
-  if (!o->jobs) o->jobs = 1;
+  if (!o->jobs) o->jobs = online_cpus();
   if (!o->grace_s) o->grace_s = 2.0;
   if (!cl->backoff_given) o->max_backoff_s = 30.0;
   if (!o->lock_file && !cl->no_lock) o->lock_file = mxcts_default_lock_file();

@@ -319,9 +319,10 @@ static json_t *judge_assertion(const struct mxcts_judging *j, size_t si,
   const struct mxcts_expect_entry *exit_line = mxcts_expect_exit_crash(ex, s->name, a->id);
   struct mxcts_eval e = {0};
   eval_reset(&e);
-  if (j->plan->skip_reason[si] || (x && x->kind == MXCTS_EXPECT_SKIP)) {
+  const char *skip = j->plan->skip_reason[si] ? j->plan->skip_reason[si] : a->skip_reason;
+  if (skip || (x && x->kind == MXCTS_EXPECT_SKIP)) {
     e.verdict = MXCTS_V_SKIP;
-    mxcts__eval_note(&e, "%s", j->plan->skip_reason[si] ? j->plan->skip_reason[si] : x->reason);
+    mxcts__eval_note(&e, "%s", skip ? skip : x->reason);
   } else if (!process_verdict(j, si, a, kinds_read(a->type), exit_line, &e)) {
     evaluate(j, si, a, &e);
     mark_more_rounds(j, si, &e, out);

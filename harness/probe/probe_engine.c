@@ -100,13 +100,14 @@ static int push_rand_ops(struct probe *p, struct rand_op *ops, int n, NDArrayHan
 /* Two reads of one var that each wait (bounded) for the other to start. */
 struct overlap_read {
   atomic_int *running, *max_running;
+  double bound_ms; /* a deadlock guard on a serial engine, not a threshold */
 };
 
 static void overlapping_read(void *rctx, void *param) {
   (void)rctx;
   struct overlap_read *o = param;
   int now = atomic_fetch_add(o->running, 1) + 1;
-  double until = mxcts__probe_now_ms() + 500;
+  double until = mxcts__probe_now_ms() + o->bound_ms;
   while (atomic_load(o->running) < 2 && mxcts__probe_now_ms() < until) {
     struct timespec ts = {0, 1000000};
     nanosleep(&ts, NULL);
@@ -120,7 +121,8 @@ static void overlapping_read(void *rctx, void *param) {
 
 static int check_read_overlap(struct probe *p, NDArrayHandle var) {
   atomic_int running = 0, max_running = 0;
-  struct overlap_read o = {&running, &max_running};
+  struct overlap_read o = {&running, &max_running,
+                           (double)mxcts__probe_param_long(p, "overlap_bound_ms", 500)};
   int ctx[2] = {1, 0}, prop = 0;
   for (int i = 0; i < 2; i++)
     PROBE_CALL(p, MXEnginePushSyncND, overlapping_read, &o, NULL, ctx, &var, 1, NULL, 0, &prop, 0,

@@ -175,7 +175,8 @@ static void add_job(struct mxcts_plan *p, size_t si, size_t ci, enum mxcts_job_k
   j->kind = kind;
   j->round = round;
   j->seed = seed;
-  j->timed = kind != MXCTS_JOB_PROFILE && s->timed;
+  j->timed = kind != MXCTS_JOB_PROFILE && s->timed &&
+             (p->opt.time_every_config || mxcts_suite_config_timed(s, ci));
   j->timeout_s = s->timeout_s * (p->opt.timeout_scale > 0 ? p->opt.timeout_scale : 1.0);
   if (kind == MXCTS_JOB_PROFILE) j->id = mxcts_xasprintf("%s/%s/profile", s->name, c->id);
   else j->id = mxcts_xasprintf("%s/%s/r%03d", s->name, c->id, round);
@@ -400,12 +401,22 @@ static void check_requirements(struct mxcts_plan *p) {
   free(no_python);
 }
 
+/* A quick run leaves the assertions of "depth": "full" unjudged, and
+ * their configs unrun unless another assertion reads them. */
+static void skip_full_depth(struct mxcts_suite *s) {
+  for (size_t i = 0; i < s->nasserts; i++)
+    if (s->asserts[i].full_depth && !s->asserts[i].skip_reason)
+      s->asserts[i].skip_reason = mxcts_xstrdup("judged by --depth full only (mxcts run --depth full, "
+                                                "make check-full)");
+}
+
 static int apply_options(struct mxcts_plan *p) {
   struct mxcts_expectations ex = {0};
   int rc = p->opt.expectations ? mxcts_expect_load(p->opt.expectations, &ex) : 0;
   p->skip_reason = mxcts_xcalloc(p->nsuites ? p->nsuites : 1, sizeof *p->skip_reason);
   for (size_t si = 0; !rc && si < p->nsuites; si++) {
     if (p->opt.rounds) rc = mxcts_suite_set_rounds(&p->suites[si], p->opt.rounds);
+    if (!p->opt.depth) skip_full_depth(&p->suites[si]);
     const struct mxcts_expect_entry *e = mxcts_expect_skips_suite(&ex, p->suites[si].name);
     if (e) p->skip_reason[si] = mxcts_xstrdup(e->reason);
   }

@@ -345,7 +345,7 @@ static int parse_profile_file(const struct mxcts_jloc *at, json_t *v, struct mxc
 }
 
 static const char *const assert_keys[] = {
-    "id", "type", "description", "configs", "expect", "slower", "faster", "margin",
+    "id", "type", "description", "depth", "configs", "expect", "slower", "faster", "margin",
     "max_contention", "min",
     "checks", "pass", "in", "path", "file", "min_events", "names_include", "greater", "than", NULL};
 
@@ -380,7 +380,9 @@ static int check_members(const struct mxcts_jloc *at, json_t *v, enum mxcts_asse
   const char *key;
   json_t *m;
   json_object_foreach(v, key, m) {
-    if (!strcmp(key, "id") || !strcmp(key, "type") || !strcmp(key, "description")) continue;
+    if (!strcmp(key, "id") || !strcmp(key, "type") || !strcmp(key, "description") ||
+        !strcmp(key, "depth"))
+      continue;
     char *word = mxcts_xasprintf(" %s ", key);
     bool ok = strstr(type_members(t), word) != NULL;
     free(word);
@@ -389,6 +391,17 @@ static int check_members(const struct mxcts_jloc *at, json_t *v, enum mxcts_asse
                          mxcts_assert_type_name(t), type_members(t));
   }
   return 0;
+}
+
+/* "depth": "quick" (the default: every run judges it) or "full". */
+static int parse_depth(const struct mxcts_jloc *at, json_t *v, struct mxcts_assertion *a) {
+  char *depth = NULL;
+  int rc = mxcts_jget_string(at, v, "depth", false, &depth);
+  if (!rc && depth && strcmp(depth, "quick") && strcmp(depth, "full"))
+    rc = mxcts_jfail_key(at, "depth", "\"%s\" is neither \"quick\" nor \"full\"", depth);
+  a->full_depth = !rc && depth && !strcmp(depth, "full");
+  free(depth);
+  return rc;
 }
 
 static int parse_assertion(const struct mxcts_jloc *at, json_t *v, const struct mxcts_suite *s,
@@ -403,6 +416,7 @@ static int parse_assertion(const struct mxcts_jloc *at, json_t *v, const struct 
   free(type);
   if (!rc) rc = check_members(at, v, a->type);
   if (!rc) rc = mxcts_jget_string(at, v, "description", false, &a->description);
+  if (!rc) rc = parse_depth(at, v, a);
   if (rc) return rc;
   switch (a->type) {
   case MXCTS_A_STRUCTURE: return mxcts__suite_parse_structure(at, v, s, a);
@@ -462,9 +476,14 @@ static bool reads_config(const struct mxcts_assertion *a, size_t c) {
   return false;
 }
 
+/* Does the assertion read config c in this run (not skipped by the plan)? */
+static bool judges_config(const struct mxcts_assertion *a, size_t c) {
+  return !a->skip_reason && reads_config(a, c);
+}
+
 bool mxcts_suite_config_needs_profile(const struct mxcts_suite *s, size_t c) {
   for (size_t i = 0; i < s->nasserts; i++)
-    if (s->asserts[i].type == MXCTS_A_STRUCTURE && reads_config(&s->asserts[i], c)) return true;
+    if (s->asserts[i].type == MXCTS_A_STRUCTURE && judges_config(&s->asserts[i], c)) return true;
   return false;
 }
 
@@ -491,12 +510,18 @@ bool mxcts_suite_config_needs_rounds(const struct mxcts_suite *s, size_t c) {
   bool other = false;
   for (size_t i = 0; i < s->nasserts; i++) {
     const struct mxcts_assertion *a = &s->asserts[i];
-    if (!reads_config(a, c)) continue;
+    if (!judges_config(a, c)) continue;
     if (a->type == MXCTS_A_ORDERING || a->type == MXCTS_A_PROFILE_FILE || a->type == MXCTS_A_GREATER)
       return true;
     if (a->type != MXCTS_A_STRUCTURE) other = true;
   }
   return other && !mxcts_suite_config_needs_profile(s, c);
+}
+
+bool mxcts_suite_config_timed(const struct mxcts_suite *s, size_t c) {
+  for (size_t i = 0; i < s->nasserts; i++)
+    if (s->asserts[i].type == MXCTS_A_ORDERING && judges_config(&s->asserts[i], c)) return true;
+  return false;
 }
 
 /* The SPRT settings and the round budget of a suite with orderings. */
@@ -757,6 +782,7 @@ int mxcts_suites_load_dir(const char *dir, const struct mxcts_strv *only, struct
 static void free_assertion(struct mxcts_assertion *a) {
   free(a->id);
   free(a->description);
+  free(a->skip_reason);
   free(a->configs);
   for (size_t i = 0; i < a->nstructs; i++) {
     for (size_t p = 0; p < a->structs[i].npasses; p++)

@@ -115,6 +115,9 @@ struct mxcts_assertion {
   char *id;
   char *description;          /* may be NULL */
   enum mxcts_assert_type type;
+  bool full_depth;            /* "depth": "full": judged only by a --depth full run */
+  char *skip_reason;          /* set by the plan: why this run does not judge it
+                                 (its configs run only for the others); else NULL */
   size_t *configs;            /* every config the assertion reads */
   size_t nconfigs;
   /* structure */
@@ -200,6 +203,10 @@ int mxcts_suite_select(struct mxcts_suite *s, const struct mxcts_strv *patterns)
  * a structure run (--profile).  A config in an ordering always runs rounds;
  * one that only a structure assertion reads gets only the structure run. */
 bool mxcts_suite_config_needs_rounds(const struct mxcts_suite *s, size_t config);
+/* Whether a config's rounds are timed (run alone): an ordering judged in
+ * this run reads it.  The other rounds of a timed suite (for equal, value
+ * or checks assertions) run beside other untimed processes. */
+bool mxcts_suite_config_timed(const struct mxcts_suite *s, size_t config);
 bool mxcts_suite_config_needs_profile(const struct mxcts_suite *s, size_t config);
 
 /* The C API functions assertion `a` needs (common/capi_needs.h): the

@@ -882,6 +882,46 @@ START_TEST(test_plan_order_is_seeded_and_interleaved) {
 }
 END_TEST
 
+/* An ordering of "depth": "full" is a skip in a quick run, and its configs
+ * run only for the other assertions; only rounds an ordering reads are
+ * timed. */
+static const char depth_suite[] =
+    "{\"format\": 1, \"name\": \"deep\", \"workload\": \"fake\","
+    " \"configs\": [{\"id\": \"slow\", \"env\": {\"FAKE_MS\": \"2.0\"}},"
+    "              {\"id\": \"fast\", \"env\": {\"FAKE_MS\": \"1.0\"}}, {\"id\": \"other\"}],"
+    " \"assertions\": [{\"id\": \"o\", \"type\": \"ordering\", \"depth\": \"full\","
+    "   \"slower\": [\"slow\"], \"faster\": [\"fast\"]},"
+    "  {\"id\": \"c\", \"type\": \"checks\", \"configs\": [\"other\"]}]}";
+
+static size_t count_jobs(const struct mxcts_plan *p, size_t config, bool timed) {
+  size_t n = 0;
+  for (size_t i = 0; i < p->njobs; i++) n += p->jobs[i].config == config && p->jobs[i].timed == timed;
+  return n;
+}
+
+START_TEST(test_full_depth_assertions_skip_in_a_quick_run) {
+  char *dir = hu_tmpdir();
+  free(hu_write_suite(dir, "deep", depth_suite));
+  for (int full = 0; full <= 1; full++) {
+    struct mxcts_options o;
+    hu_options(&o, dir, 31);
+    if (full) o.depth = mxcts_xstrdup("full");
+    struct mxcts_plan p;
+    ck_assert_int_eq(mxcts_plan_build(&o, &p), 0);
+    ck_assert_uint_eq(count_jobs(&p, 0, true), full ? MXCTS_DEFAULT_FIRST_BATCH : 0);
+    ck_assert_uint_eq(count_jobs(&p, 0, false), 0);
+    ck_assert_uint_eq(count_jobs(&p, 2, true), 0); /* read by no ordering */
+    ck_assert_uint_eq(count_jobs(&p, 2, false), MXCTS_DEFAULT_FIRST_BATCH);
+    mxcts_plan_free(&p);
+    json_t *r = hu_run_opts(&o);
+    assert_verdict(r, "deep/o", full ? "pass" : "skip", full ? NULL : "--depth full");
+    assert_verdict(r, "deep/c", "pass", NULL);
+    json_decref(r); /* hu_run_opts freed the options */
+  }
+  hu_cleanup(dir);
+}
+END_TEST
+
 /* plan.json round trip, and judging a plan whose jobs never ran. */
 START_TEST(test_plan_round_trip_and_missing_outcomes) {
   char *dir = hu_tmpdir();
@@ -947,6 +987,7 @@ int main(void) {
   tcase_add_test(tc, test_measures_and_margins);
   tcase_add_test(tc, test_plan_order_is_seeded_and_interleaved);
   tcase_add_test(tc, test_plan_round_trip_and_missing_outcomes);
+  tcase_add_test(tc, test_full_depth_assertions_skip_in_a_quick_run);
   tcase_add_test(tc, test_gpu_suite_needs_a_gpu);
   tcase_add_test(tc, test_contended_rounds_are_left_out);
   suite_add_tcase(s, tc);

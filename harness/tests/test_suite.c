@@ -210,6 +210,9 @@ static const struct bad {
      " \"assertions\": [{\"id\": \"v\", \"type\": \"value\", \"checks\": [\"c\"], \"in\": \"some\"}]}",
      "assertions[0].in: \"some\" is neither"},
     {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
+     " \"assertions\": [{\"id\": \"c\", \"type\": \"checks\", \"depth\": \"deep\"}]}",
+     "assertions[0].depth: \"deep\" is neither \"quick\" nor \"full\""},
+    {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
      " \"assertions\": [{\"id\": \"e\", \"type\": \"equal\", \"path\": \"values.*.digest\"}]}",
      "equal needs two configs or more"},
     {"{\"format\": 1, \"name\": \"x\", \"workload\": \"w\", \"configs\": [{\"id\": \"a\"}],"
