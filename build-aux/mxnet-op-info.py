@@ -9,10 +9,14 @@ usage: mxnet-op-info.py --json FILE      the harness's reference table
                                          (suites/data/mxnet-1.9.1-op-info.json)
        mxnet-op-info.py --header FILE    libmxref's copy for what it reports
                                          (ref/src/op/mxnet_op_info.h)
+       mxnet-op-info.py --names FILE     every name with its signature, for
+                                         the registry's not-implemented ops
+                                         (ref/src/op/mxnet_op_names.h)
 
 Run with the Python that has mxnet==1.9.1 installed, on its own library
-(MXNET_LIBRARY_PATH unset): `make mxnet-op-info` does both with the build's
-python-env.  The library is reached through ctypes, as the frontend does.
+(MXNET_LIBRARY_PATH unset): `make mxnet-op-info` writes the first two with
+the build's python-env.  The library is reached through ctypes, as the
+frontend does.
 """
 import ctypes
 import json
@@ -96,11 +100,53 @@ def write_header(path, version, infos):
         f.write("};\n")
 
 
+NAMES_HEADER = """/*
+ * Internal: every operator name MXNet 1.9.1 registers, aliases included
+ * (MXListAllOpNames of the mxnet==1.9.1 wheel's libmxnet.so, sorted), one
+ * MXR_MXNET_OP(name, signature) per line.  The signature is what MXNet's
+ * MXSymbolGetAtomicSymbolInfo gives the frontends to build the op's
+ * function from: "inputs|params|key_var_num_args", inputs separated by
+ * spaces, a variadic one marked with a leading '*'.
+ *
+ * The registry lists each of these names that no op family implements as
+ * a not-implemented op (registry.c): MXNet's frontends find every name
+ * they expect, and a program that uses one fails with "operator X is not
+ * implemented by libmxref" instead of a missing symbol or a wrong result.
+ *
+ * Regenerate with build-aux/mxnet-op-info.py --names (see its usage).
+ * Include after defining MXR_MXNET_OP(name, signature); it is undefined at
+ * the end.
+ */
+"""
+
+
+def signature(args, kvar):
+    """The op's "inputs|params|key_var_num_args" text."""
+    inputs, params = [], []
+    for arg, kind in args:
+        if kind.startswith(("NDArray", "Symbol")):
+            inputs.append(("*" if kind.endswith("[]") else "") + arg)
+        else:
+            params.append(arg)
+    return "%s|%s|%s" % (" ".join(inputs), " ".join(params), kvar)
+
+
+def write_names(path, version, infos):
+    with open(path, "w") as f:
+        f.write(NAMES_HEADER)
+        for name, (_, args, kvar) in infos.items():
+            f.write('MXR_MXNET_OP("%s", "%s")\n' % (name, signature(args, kvar)))
+        f.write("\n#undef MXR_MXNET_OP\n")
+
+
+WRITERS = {"--json": write_json, "--header": write_header, "--names": write_names}
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("--json", "--header"):
+    if len(sys.argv) != 3 or sys.argv[1] not in WRITERS:
         sys.exit(__doc__)
     version, infos = all_infos()
-    (write_json if sys.argv[1] == "--json" else write_header)(sys.argv[2], version, infos)
+    WRITERS[sys.argv[1]](sys.argv[2], version, infos)
 
 
 if __name__ == "__main__":

@@ -35,14 +35,16 @@ suitesdatadir = $(suitesdir)/data
 dist_suitesdata_DATA = suites/data/mxnet-1.9.1-op-info.json
 
 # MXNet 1.9.1's op information (docs/c-api.md, "Operator information"): the
-# capi-contract suite's reference and libmxref's copy, regenerated from the
-# mxnet==1.9.1 wheel in python-env.
+# capi-contract suite's reference, libmxref's copy and its list of every
+# name, regenerated from the mxnet==1.9.1 wheel in python-env.
 EXTRA_DIST += build-aux/mxnet-op-info.py
 mxnet-op-info: python-env
 	python-env/bin/python $(top_srcdir)/build-aux/mxnet-op-info.py \
 	  --json $(top_srcdir)/suites/data/mxnet-1.9.1-op-info.json
 	python-env/bin/python $(top_srcdir)/build-aux/mxnet-op-info.py \
 	  --header $(top_srcdir)/ref/src/op/mxnet_op_info.h
+	python-env/bin/python $(top_srcdir)/build-aux/mxnet-op-info.py \
+	  --names $(top_srcdir)/ref/src/op/mxnet_op_names.h
 .PHONY: mxnet-op-info
 
 expectationsdir = $(suitesdir)/expectations

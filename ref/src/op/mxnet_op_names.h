@@ -11,7 +11,7 @@
  * they expect, and a program that uses one fails with "operator X is not
  * implemented by libmxref" instead of a missing symbol or a wrong result.
  *
- * Regenerate with build-aux/mxnet-op-names.py (see its usage).
+ * Regenerate with build-aux/mxnet-op-info.py --names (see its usage).
  * Include after defining MXR_MXNET_OP(name, signature); it is undefined at
  * the end.
  */
