@@ -401,22 +401,13 @@ static void check_requirements(struct mxcts_plan *p) {
   free(no_python);
 }
 
-/* A quick run leaves the assertions of "depth": "full" unjudged, and
- * their configs unrun unless another assertion reads them. */
-static void skip_full_depth(struct mxcts_suite *s) {
-  for (size_t i = 0; i < s->nasserts; i++)
-    if (s->asserts[i].full_depth && !s->asserts[i].skip_reason)
-      s->asserts[i].skip_reason = mxcts_xstrdup("judged by --depth full only (mxcts run --depth full, "
-                                                "make check-full)");
-}
-
 static int apply_options(struct mxcts_plan *p) {
   struct mxcts_expectations ex = {0};
   int rc = p->opt.expectations ? mxcts_expect_load(p->opt.expectations, &ex) : 0;
   p->skip_reason = mxcts_xcalloc(p->nsuites ? p->nsuites : 1, sizeof *p->skip_reason);
   for (size_t si = 0; !rc && si < p->nsuites; si++) {
     if (p->opt.rounds) rc = mxcts_suite_set_rounds(&p->suites[si], p->opt.rounds);
-    if (!p->opt.depth) skip_full_depth(&p->suites[si]);
+    mxcts_suite_set_depth(&p->suites[si], p->opt.depth != NULL);
     const struct mxcts_expect_entry *e = mxcts_expect_skips_suite(&ex, p->suites[si].name);
     if (e) p->skip_reason[si] = mxcts_xstrdup(e->reason);
   }

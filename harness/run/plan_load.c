@@ -65,6 +65,7 @@ static int load_suite(const struct mxcts_jloc *at, json_t *v, struct mxcts_plan 
   if (!rc) rc = mxcts_suite_parse(doc, file, false, &p->suites[i]);
   if (!rc) p->nsuites = i + 1;
   if (!rc && p->opt.rounds) rc = mxcts_suite_set_rounds(&p->suites[i], p->opt.rounds);
+  if (!rc) mxcts_suite_set_depth(&p->suites[i], p->opt.depth != NULL);
   p->skip_reason[i] = skip;
   free(file);
   return rc;

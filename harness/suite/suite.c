@@ -549,6 +549,17 @@ static int check_suite(const struct mxcts_jloc *at, struct mxcts_suite *s, json_
   return ordering ? check_sequential(at, s) : 0;
 }
 
+void mxcts_suite_set_depth(struct mxcts_suite *s, bool full) {
+  for (size_t i = 0; i < s->nasserts; i++) {
+    struct mxcts_assertion *a = &s->asserts[i];
+    free(a->skip_reason);
+    a->skip_reason = a->full_depth && !full
+                         ? mxcts_xstrdup("judged by --depth full only (mxcts run --depth full, "
+                                         "make check-full)")
+                         : NULL;
+  }
+}
+
 int mxcts_suite_set_rounds(struct mxcts_suite *s, int rounds) {
   if (rounds < 1 || rounds > MXCTS_MAX_ROUNDS)
     return mxcts_set_error(MXR_EINVAL, "--rounds %d: out of range [1, %d]", rounds,

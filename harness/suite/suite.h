@@ -116,8 +116,8 @@ struct mxcts_assertion {
   char *description;          /* may be NULL */
   enum mxcts_assert_type type;
   bool full_depth;            /* "depth": "full": judged only by a --depth full run */
-  char *skip_reason;          /* set by the plan: why this run does not judge it
-                                 (its configs run only for the others); else NULL */
+  char *skip_reason;          /* why this run does not judge it (its configs run
+                                 only for the others; mxcts_suite_set_depth); else NULL */
   size_t *configs;            /* every config the assertion reads */
   size_t nconfigs;
   /* structure */
@@ -190,6 +190,10 @@ void mxcts_suite_free(struct mxcts_suite *s);
 /* Override the first batch (the --rounds option); the round budget grows
  * to at least that many rounds. */
 int mxcts_suite_set_rounds(struct mxcts_suite *s, int rounds);
+/* The run's depth (--depth full or not): a quick run gives each assertion
+ * of "depth": "full" its skip_reason, and its configs run only for the
+ * other assertions that read them. */
+void mxcts_suite_set_depth(struct mxcts_suite *s, bool full);
 
 /* Keep only the assertions whose "SUITE/ASSERTION" matches one of the
  * fnmatch(3) patterns (a pattern without '/' keeps a whole suite; the

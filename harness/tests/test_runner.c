@@ -912,6 +912,13 @@ START_TEST(test_full_depth_assertions_skip_in_a_quick_run) {
     ck_assert_uint_eq(count_jobs(&p, 0, false), 0);
     ck_assert_uint_eq(count_jobs(&p, 2, true), 0); /* read by no ordering */
     ck_assert_uint_eq(count_jobs(&p, 2, false), MXCTS_DEFAULT_FIRST_BATCH);
+    ck_assert_int_eq(mxcts_plan_write(&p), 0); /* mxcts judge reads the depth back */
+    char *path = mxcts_xasprintf("%s/out/plan.json", dir);
+    struct mxcts_plan q;
+    ck_assert_msg(mxcts_plan_load(path, &q) == 0, "%s", mxcts_last_error());
+    ck_assert(!q.suites[0].asserts[0].skip_reason == full);
+    mxcts_plan_free(&q);
+    free(path);
     mxcts_plan_free(&p);
     json_t *r = hu_run_opts(&o);
     assert_verdict(r, "deep/o", full ? "pass" : "skip", full ? NULL : "--depth full");
