@@ -38,6 +38,7 @@
 #define EXIT_FAILED 1
 #define EXIT_USAGE 2
 #define EXIT_INCONCLUSIVE 3 /* no failure, some orderings undecided */
+#define EXIT_INTERRUPTED 4  /* no failure in what finished: SIGINT, SIGTERM or SIGHUP stopped the run */
 
 static int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int usage_error(const char *cmd, const char *fmt, ...) {
@@ -74,7 +75,9 @@ static const char help_main[] =
     "\n"
     "'mxcts COMMAND --help' describes each.  Exit status: 0 all assertions passed\n"
     "(xfail, skip and expected unsupported included), 1 some failed, 2 usage or\n"
-    "internal error, 3 none failed but some orderings were inconclusive.\n";
+    "internal error, 3 none failed but some orderings were inconclusive, 4 the run\n"
+    "was interrupted (SIGINT, SIGTERM, SIGHUP) with no failure in what finished:\n"
+    "'mxcts run --resume OUT' runs the rest.\n";
 
 static const char help_run_opts[] =
     "  --impl LIB          library under test (default: the in-tree or installed libmxref.so)\n"
@@ -117,9 +120,12 @@ static const char help_run_opts[] =
 
 static void print_help(const char *cmd) {
   if (!strcmp(cmd, "run")) {
-    printf("usage: mxcts run [OPTIONS]\n\nPlan every (suite, config, round), run each as a fresh "
-           "probe process, judge,\nrun further batches of rounds while orderings are undecided "
-           "(up to each\nsuite's max_rounds), and report.\n\n%s",
+    printf("usage: mxcts run [OPTIONS]\n       mxcts run --resume OUT [--no-progress]\n\n"
+           "Plan every (suite, config, round), run each as a fresh probe process, judge,\n"
+           "run further batches of rounds while orderings are undecided (up to each\n"
+           "suite's max_rounds), and report.  SIGINT, SIGTERM or SIGHUP stop the probes,\n"
+           "judge what finished and exit 4; --resume OUT runs what an interrupted run\n"
+           "left undone, with its options.\n\n%s",
            help_run_opts);
   } else if (!strcmp(cmd, "plan")) {
     printf("usage: mxcts plan [OPTIONS]    (the options of 'mxcts run')\n\n"
@@ -489,7 +495,48 @@ static int finish_reports(const char *cmd, const struct mxcts_plan *p, json_t *r
   return mxcts_results_exit_status(results);
 }
 
+/* Run a plan to its end (or an interrupt), write the reports and say how
+ * to continue an interrupted run. */
+static int run_session(const char *cmd, struct mxcts_plan *p, bool progress) {
+  json_t *results = NULL;
+  mxcts_run_catch_interrupts();
+  int rc = mxcts_session_run(p, progress, stderr, &results) ? internal_error(cmd)
+                                                             : finish_reports(cmd, p, results);
+  if (results && json_is_string(json_object_get(results, "interrupted")))
+    fprintf(stderr, "mxcts run: interrupted by %s; what finished is judged above and kept: "
+                    "'mxcts run --resume %s' runs the rest\n",
+            json_string_value(json_object_get(results, "interrupted")), p->opt.out);
+  json_decref(results);
+  return rc;
+}
+
+/* mxcts run --resume OUT [--no-progress] (argv[0] is "run"): the plan in
+ * OUT, without the processes that finished. */
+static int cmd_resume(int argc, char **argv) {
+  bool quiet = argc == 4 && !strcmp(argv[3], "--no-progress");
+  if (argc < 3) return usage_error("run", "option --resume needs a value");
+  if (argc > 3 && !quiet)
+    return usage_error("run", "--resume OUT takes no other option than --no-progress (OUT/plan.json "
+                              "holds the run's options)");
+  char *path = mxcts_xasprintf("%s/plan.json", argv[2]);
+  struct mxcts_plan p;
+  int rc = mxcts_plan_load(path, &p);
+  free(path);
+  if (rc) return internal_error("run");
+  int lock = mxcts_out_lock(p.opt.out);
+  if (lock < 0) {
+    mxcts_plan_free(&p);
+    return internal_error("run");
+  }
+  p.resuming = true;
+  rc = run_session("run", &p, !quiet);
+  mxcts_plan_free(&p);
+  close(lock);
+  return rc;
+}
+
 static int cmd_run_or_plan(const char *cmd, int argc, char **argv) {
+  if (!strcmp(cmd, "run") && argc >= 2 && !strcmp(argv[1], "--resume")) return cmd_resume(argc, argv);
   struct cli cl = {0};
   bool help = false;
   int rc = parse_run_args(cmd, argc, argv, &cl, &help);
@@ -498,10 +545,18 @@ static int cmd_run_or_plan(const char *cmd, int argc, char **argv) {
     mxcts_options_free(&cl.opt);
     return rc;
   }
+  int lock = mxcts_out_lock(cl.opt.out);
+  if (lock < 0) {
+    mxcts_options_free(&cl.opt);
+    return internal_error(cmd);
+  }
   struct mxcts_plan p;
   rc = mxcts_plan_build(&cl.opt, &p);
   mxcts_options_free(&cl.opt);
-  if (rc) return internal_error(cmd);
+  if (rc) {
+    close(lock);
+    return internal_error(cmd);
+  }
   if (!strcmp(cmd, "plan")) {
     if (mxcts_plan_write(&p)) {
       mxcts_plan_free(&p);
@@ -511,13 +566,12 @@ static int cmd_run_or_plan(const char *cmd, int argc, char **argv) {
     fprintf(stderr, "mxcts plan: %zu processes, seed %llu, plan %s/plan.json\n", p.njobs,
             (unsigned long long)p.opt.seed, p.opt.out);
     mxcts_plan_free(&p);
+    close(lock);
     return fflush(stdout) == 0 ? EXIT_PASS : EXIT_USAGE;
   }
-  json_t *results = NULL;
-  rc = mxcts_session_run(&p, !cl.no_progress, stderr, &results) ? internal_error(cmd)
-                                                                 : finish_reports(cmd, &p, results);
-  json_decref(results);
+  rc = run_session(cmd, &p, !cl.no_progress);
   mxcts_plan_free(&p);
+  close(lock);
   return rc;
 }
 
@@ -608,12 +662,14 @@ static int cmd_judge(int argc, char **argv) {
   override(&p.opt.out, mxcts_abspath(cl.opt.out));
   mxcts_options_free(&cl.opt);
   json_t *results = NULL;
-  if (mxcts_judge(&p, &results)) rc = internal_error("judge");
+  int lock = mxcts_out_lock(p.opt.out);
+  if (lock < 0 || mxcts_judge(&p, &results)) rc = internal_error("judge");
   else if (next_batch) {
     rc = print_next_batch(&p, results);
   } else {
     rc = finish_reports("judge", &p, results);
   }
+  if (lock >= 0) close(lock);
   json_decref(results);
   mxcts_plan_free(&p);
   return rc;
@@ -935,6 +991,8 @@ int main(int argc, char **argv) {
              : cmd_report(argc - 1, argv + 1);
   else if (!strcmp(cmd, "compare")) rc = cmd_compare(argc - 1, argv + 1);
   else return usage_error(cmd, "unknown command (run, plan, exec, judge, list, report, compare)");
-  /* 0, 1, 2 or 3 only: never automake's 77 (skip) or 99 (hard error). */
-  return rc == EXIT_PASS || rc == EXIT_FAILED || rc == EXIT_INCONCLUSIVE ? rc : EXIT_USAGE;
+  /* 0 to 4 only: never automake's 77 (skip) or 99 (hard error). */
+  return rc == EXIT_PASS || rc == EXIT_FAILED || rc == EXIT_INCONCLUSIVE || rc == EXIT_INTERRUPTED
+             ? rc
+             : EXIT_USAGE;
 }

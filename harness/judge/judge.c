@@ -1,10 +1,12 @@
 /* Judging a plan's processes (judge/judge.h): classification, process verdicts,
  * expectations and the results document.  The evaluators per assertion type
  * are in judge_eval.c. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "judge/judge_internal.h"
@@ -95,9 +97,23 @@ static void keep_result_of_exit(const struct mxcts_job *job, struct mxcts_eviden
   free(path);
 }
 
-static void classify(const struct mxcts_job *job, struct mxcts_evidence *ev) {
+static bool outcome_missing(const struct mxcts_job *job) {
+  char *path = mxcts_xasprintf("%s/outcome.json", job->dir);
+  bool missing = access(path, F_OK) != 0 && errno == ENOENT;
+  free(path);
+  return missing;
+}
+
+/* `interrupted`: the signal that stopped the run, or NULL. */
+static void classify(const struct mxcts_job *job, const char *interrupted, struct mxcts_evidence *ev) {
   struct mxcts_outcome o;
   memset(ev, 0, sizeof *ev);
+  if (interrupted && outcome_missing(job)) {
+    ev->cls = MXCTS_P_INTERRUPTED;
+    ev->detail = mxcts_xasprintf("not run: the run was interrupted by %s (mxcts run --resume "
+                                 "continues it)", interrupted);
+    return;
+  }
   if (mxcts_outcome_load(job->dir, &o)) {
     ev->cls = MXCTS_P_ERROR;
     ev->detail = mxcts_xasprintf("the process did not run (%s)", mxcts_last_error());
@@ -189,8 +205,8 @@ struct process_scan {
 
 static void scan_processes(const struct mxcts_judging *j, size_t si, const struct mxcts_assertion *a,
                            unsigned kinds, bool tolerate_exit, struct process_scan *s) {
-  static const int rank[] = {[MXCTS_P_OK] = 0, [MXCTS_P_ERROR] = 1, [MXCTS_P_TIMEOUT] = 2,
-                             [MXCTS_P_CRASH] = 3, [MXCTS_P_UNSUPPORTED] = 4};
+  static const int rank[] = {[MXCTS_P_OK] = 0,      [MXCTS_P_INTERRUPTED] = 1, [MXCTS_P_ERROR] = 2,
+                             [MXCTS_P_TIMEOUT] = 3, [MXCTS_P_CRASH] = 4,       [MXCTS_P_UNSUPPORTED] = 5};
   *s = (struct process_scan){.worst = MXCTS_P_OK};
   for (size_t i = 0; i < j->plan->njobs; i++) {
     const struct mxcts_job *job = &j->plan->jobs[i];
@@ -228,7 +244,8 @@ static bool process_verdict(const struct mxcts_judging *j, size_t si, const stru
                                            [MXCTS_P_ERROR] = MXCTS_V_ERROR,
                                            [MXCTS_P_CRASH] = MXCTS_V_CRASH,
                                            [MXCTS_P_TIMEOUT] = MXCTS_V_TIMEOUT,
-                                           [MXCTS_P_UNSUPPORTED] = MXCTS_V_UNSUPPORTED};
+                                           [MXCTS_P_UNSUPPORTED] = MXCTS_V_UNSUPPORTED,
+                                           [MXCTS_P_INTERRUPTED] = MXCTS_V_SKIP};
   e->verdict = map[s.worst];
   e->repro = &j->plan->jobs[s.worst_job];
   mxcts__eval_note(e, "%s: %s", j->plan->jobs[s.worst_job].id, j->ev[s.worst_job].detail);
@@ -554,8 +571,16 @@ int mxcts_judge(const struct mxcts_plan *plan, json_t **out) {
   /* Suite-level skips were applied when planning; mark them used here too. */
   for (size_t si = 0; si < plan->nsuites; si++) mxcts_expect_skips_suite(&ex, plan->suites[si].name);
   struct mxcts_judging j = {plan, mxcts_xcalloc(plan->njobs + 1, sizeof *j.ev)};
-  for (size_t i = 0; i < plan->njobs; i++) classify(&plan->jobs[i], &j.ev[i]);
+  char *interrupted = mxcts_plan_interrupted(plan);
+  for (size_t i = 0; i < plan->njobs; i++) classify(&plan->jobs[i], interrupted, &j.ev[i]);
   *out = document(&j, &ex);
+  if (interrupted) {
+    json_object_set_new(*out, "interrupted", json_string(interrupted));
+    if (!strcmp(json_string_value(json_object_get(*out, "status")), "pass") ||
+        !strcmp(json_string_value(json_object_get(*out, "status")), "inconclusive"))
+      json_object_set_new(*out, "status", json_string("interrupted"));
+  }
+  free(interrupted);
   for (size_t i = 0; i < plan->njobs; i++) free_evidence(&j.ev[i]);
   free(j.ev);
   mxcts_expect_free(&ex);

@@ -11,8 +11,16 @@
 #include "run/run.h"
 
 /* UNSUPPORTED: the probe did not run the workload because the library
- * lacks a function it calls (probe status "unsupported"). */
-enum mxcts_pclass { MXCTS_P_OK, MXCTS_P_ERROR, MXCTS_P_CRASH, MXCTS_P_TIMEOUT, MXCTS_P_UNSUPPORTED };
+ * lacks a function it calls (probe status "unsupported").  INTERRUPTED: it
+ * left no outcome because mxcts was interrupted (OUT/interrupted). */
+enum mxcts_pclass {
+  MXCTS_P_OK,
+  MXCTS_P_ERROR,
+  MXCTS_P_CRASH,
+  MXCTS_P_TIMEOUT,
+  MXCTS_P_UNSUPPORTED,
+  MXCTS_P_INTERRUPTED
+};
 
 /* What one process left behind. */
 struct mxcts_evidence {

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/common.h"
 #include "common/jsonv.h"
@@ -25,8 +27,11 @@ static int write_one(const json_t *doc, const char *path, renderer r) {
     fflush(stdout);
     return rc;
   }
-  char *tmp = mxcts_xasprintf("%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
+  char *tmp = mxcts_xasprintf("%s.tmp.XXXXXX", path); /* unique: two writers never share one */
+  int fd = mkstemp(tmp);
+  if (fd >= 0) fchmod(fd, 0644);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f && fd >= 0) close(fd);
   int rc = f ? r(doc, f) : mxcts_set_error(MXR_ESYS, "%s: cannot create: %s", tmp, strerror(errno));
   if (f && fclose(f) != 0 && !rc) rc = mxcts_set_error(MXR_ESYS, "%s: write error", tmp);
   if (!rc && rename(tmp, path) != 0)
@@ -105,7 +110,7 @@ void mxcts_report_summary(const json_t *results, FILE *f) {
     fprintf(f, "%s%lld %s", sep, (long long)count(summary, name), name);
     sep = ", ";
   }
-  static const char *const outcome[] = {"PASS", "FAIL", "ERROR", "INCONCLUSIVE"};
+  static const char *const outcome[] = {"PASS", "FAIL", "ERROR", "INCONCLUSIVE", "INTERRUPTED"};
   fprintf(f, " -- %s (seed %lld)\n", outcome[mxcts_results_exit_status(results)],
           (long long)json_integer_value(json_object_get(results, "seed")));
   size_t i, k;
@@ -130,9 +135,19 @@ void mxcts_report_summary(const json_t *results, FILE *f) {
 }
 
 int mxcts_results_exit_status(const json_t *results) {
-  const char *status = json_string_value(json_object_get(results, "status"));
-  if (status && !strcmp(status, "pass")) return 0;
-  return status && !strcmp(status, "inconclusive") ? 3 : 1;
+  bool failed = false, inconclusive = false;
+  size_t i, k;
+  json_t *s, *a;
+  json_array_foreach(json_object_get(results, "suites"), i, s) {
+    json_array_foreach(json_object_get(s, "assertions"), k, a) {
+      failed = failed || mxcts_assertion_fails(a);
+      inconclusive = inconclusive || mxcts_verdict_parse(json_string_value(json_object_get(a, "verdict"))) ==
+                                         MXCTS_V_INCONCLUSIVE;
+    }
+  }
+  if (failed) return 1;
+  if (json_is_string(json_object_get(results, "interrupted"))) return 4;
+  return inconclusive ? 3 : 0;
 }
 
 /* --- validating a results document ------------------------------------------------ */
@@ -182,8 +197,11 @@ int mxcts_results_check(json_t *doc, const char *file) {
   if (!rc && format != MXCTS_RESULTS_FORMAT)
     rc = mxcts_jfail_key(&at, "mxcts_results", "format %ld is not supported", format);
   if (!rc) rc = mxcts_jget_string(&at, doc, "status", true, &status);
-  if (!rc && strcmp(status, "pass") && strcmp(status, "fail") && strcmp(status, "inconclusive"))
-    rc = mxcts_jfail_key(&at, "status", "\"%s\" is not pass, fail or inconclusive", status);
+  if (!rc && strcmp(status, "pass") && strcmp(status, "fail") && strcmp(status, "inconclusive") &&
+      strcmp(status, "interrupted"))
+    rc = mxcts_jfail_key(&at, "status", "\"%s\" is not pass, fail, inconclusive or interrupted", status);
+  if (!rc && json_object_get(doc, "interrupted") && !json_is_string(json_object_get(doc, "interrupted")))
+    rc = mxcts_jfail_key(&at, "interrupted", "expected the name of a signal");
   free(status);
   if (!rc) rc = mxcts_jget_typed(&at, doc, "summary", true, JSON_OBJECT, &summary);
   if (!rc) rc = mxcts_jget_typed(&at, doc, "suites", true, JSON_ARRAY, &suites);

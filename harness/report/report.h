@@ -63,8 +63,9 @@ int mxcts_report_throughput_write(json_t *const *docs, size_t n, const char *mar
 
 /* Validate a results document read from `file` (the fields renderers use). */
 int mxcts_results_check(json_t *doc, const char *file);
-/* 0 when the document's status is "pass", 3 when "inconclusive" (no
- * failure, some orderings undecided), 1 otherwise. */
+/* From the verdicts (never the stored status): 1 when an assertion fails,
+ * else 4 when the run was interrupted ("interrupted" names the signal),
+ * else 3 when an ordering is inconclusive, else 0. */
 int mxcts_results_exit_status(const json_t *results);
 
 #endif /* MXCTS_REPORT_H */

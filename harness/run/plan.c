@@ -618,6 +618,39 @@ int mxcts_plan_write(const struct mxcts_plan *p) {
   return rc;
 }
 
+static char *interrupted_path(const struct mxcts_plan *p) {
+  return mxcts_xasprintf("%s/interrupted", p->opt.out);
+}
+
+int mxcts_plan_mark_interrupted(const struct mxcts_plan *p, int sig) {
+  char *path = interrupted_path(p);
+  const char *name = mxcts_signal_name(sig);
+  int rc = mxcts_write_file(path, name, strlen(name));
+  free(path);
+  return rc;
+}
+
+char *mxcts_plan_interrupted(const struct mxcts_plan *p) {
+  char *path = interrupted_path(p), *text = NULL;
+  size_t n;
+  if (access(path, F_OK) == 0 && mxcts_read_file(path, &text, &n) == 0) text[strcspn(text, "\n")] = '\0';
+  free(path);
+  return text;
+}
+
+void mxcts_plan_clear_interrupted(const struct mxcts_plan *p) {
+  char *path = interrupted_path(p);
+  unlink(path);
+  free(path);
+}
+
+static bool has_outcome(const struct mxcts_job *j) {
+  char *path = mxcts_xasprintf("%s/outcome.json", j->dir);
+  bool yes = access(path, F_OK) == 0;
+  free(path);
+  return yes;
+}
+
 /* One runner group per (suite, config): its structure run and rounds repeat
  * one measurement, so a crash or timeout in one need not be repeated. */
 static size_t *config_group_bases(const struct mxcts_plan *p) {
@@ -630,7 +663,7 @@ static size_t *config_group_bases(const struct mxcts_plan *p) {
  * suite still to end, and the hook to call when a suite's have. */
 struct batch_watch {
   struct mxcts_plan *plan;
-  size_t first;
+  const size_t *job_of; /* per process: its job */
   size_t *left; /* per suite */
   struct mxcts_progress *progress;
   mxcts_suite_done_fn suite_done;
@@ -639,7 +672,7 @@ struct batch_watch {
 
 static void job_done(void *ctx, size_t proc) {
   struct batch_watch *w = ctx;
-  size_t suite = w->plan->jobs[w->first + proc].suite;
+  size_t suite = w->plan->jobs[w->job_of[proc]].suite;
   if (--w->left[suite] > 0 || !w->suite_done) return;
   char *line = w->suite_done(w->ctx, w->plan, suite);
   if (line) mxcts_progress_print(w->progress, line);
@@ -648,15 +681,18 @@ static void job_done(void *ctx, size_t proc) {
 
 int mxcts_plan_run_jobs(struct mxcts_plan *p, size_t first, bool progress,
                         mxcts_suite_done_fn suite_done, void *ctx) {
-  size_t n = p->njobs - first;
-  struct mxcts_proc *procs = mxcts_xcalloc(n + 1, sizeof *procs);
+  size_t n = 0;
+  struct mxcts_proc *procs = mxcts_xcalloc(p->njobs - first + 1, sizeof *procs);
+  size_t *job_of = mxcts_xcalloc(p->njobs - first + 1, sizeof *job_of);
   size_t *group_base = config_group_bases(p);
   size_t *left = mxcts_xcalloc(p->nsuites + 1, sizeof *left);
-  for (size_t i = 0; i < n; i++) {
-    const struct mxcts_job *j = &p->jobs[first + i];
-    procs[i] = (struct mxcts_proc){j->id,        j->dir,   j->argv.v,
-                                   j->env.v,     j->timeout_s, j->timed,
-                                   group_base[j->suite] + j->config};
+  for (size_t i = first; i < p->njobs; i++) {
+    const struct mxcts_job *j = &p->jobs[i];
+    if (p->resuming && has_outcome(j)) continue;
+    job_of[n] = i;
+    procs[n++] = (struct mxcts_proc){j->id,        j->dir,   j->argv.v,
+                                     j->env.v,     j->timeout_s, j->timed,
+                                     group_base[j->suite] + j->config};
     left[j->suite]++;
   }
   free(group_base);
@@ -665,12 +701,13 @@ int mxcts_plan_run_jobs(struct mxcts_plan *p, size_t first, bool progress,
   pr.enabled = pr.enabled && progress;
   pr.heartbeat_s = progress ? 30 : 0;
   mxcts__progress_add_total(&pr, n);
-  struct batch_watch w = {p, first, left, &pr, suite_done, ctx};
+  struct batch_watch w = {p, job_of, left, &pr, suite_done, ctx};
   struct mxcts_run_opts ro = {p->opt.jobs, p->opt.grace_s, p->opt.lock_file, &pr,
                               p->opt.keep_going, NULL, job_done, &w};
   int rc = mxcts_run_procs(procs, n, &ro);
   mxcts__progress_finish(&pr);
   free(left);
+  free(job_of);
   free(procs);
   return rc;
 }

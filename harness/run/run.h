@@ -116,11 +116,15 @@ bool mxcts_result_number(const struct mxcts_result *r, const char *path, double 
 /*
  * Runner: starting probe processes and recording how they ended.
  *
- * Each process is started with posix_spawn in its own process group, in its
+ * Each process is started (fork and exec) in its own process group, in its
  * own working directory, with exactly the environment it is given (the
  * runner's own environment is never read or changed here), stdin from
- * /dev/null, stdout and stderr into DIR/stdout.txt and DIR/stderr.txt.  At
- * its deadline the whole group gets SIGTERM, after the grace period SIGKILL.
+ * /dev/null, stdout and stderr into DIR/stdout.txt and DIR/stderr.txt, and
+ * SIGKILL as its parent-death signal (it dies with mxcts, even on SIGKILL).
+ * At its deadline the whole group gets SIGTERM, after the grace period
+ * SIGKILL.  The runner makes mxcts a child subreaper: what a probe forked
+ * and left behind (setsid included) is re-parented to mxcts and killed
+ * once no probe runs, so nothing a probe started outlives the run.
  * When it ends, DIR/outcome.json records how: an exit status, a signal, the
  * deadline, or a failure to start.  What the outcome means (ok, error,
  * crash, timeout) is the judge's business (judge/judge.h), which also reads
@@ -135,6 +139,13 @@ bool mxcts_result_number(const struct mxcts_result *r, const char *path, double 
  * The runner blocks SIGCHLD while it waits (sigtimedwait), restores the mask
  * afterwards, and resets an ignored SIGCHLD to its default so that children
  * can be reaped.
+ *
+ * Interrupts: after mxcts_run_catch_interrupts, SIGINT, SIGTERM and SIGHUP
+ * stay blocked and are taken by the runner's wait (or by
+ * mxcts_run_interrupted): the running probes' groups get SIGTERM, then
+ * SIGKILL after the grace period, no outcome is recorded for them and
+ * nothing more starts; mxcts_run_procs returns normally and the caller asks
+ * mxcts_run_interrupted what happened.
  *
  * Ownership: the runner keeps no pointer to what it is given after a call
  * returns; struct mxcts_outcome owns `detail` (mxcts_outcome_free).
@@ -213,6 +224,17 @@ struct mxcts_run_opts {
  * stays), and a call that finds the file skips its processes the same way.
  * All processes given must then be of one group. */
 int mxcts_run_procs(const struct mxcts_proc *procs, size_t n, const struct mxcts_run_opts *o);
+/* Hold the results folder OUT for this process: an exclusive lock on
+ * OUT/mxcts.lock (created with OUT), which holds the holder's pid.  While a
+ * run, plan or judge holds it, another is refused with a message naming
+ * that pid.  Returns the lock's descriptor (close-on-exec; closing it, or
+ * the process's end, releases the folder) or a negative status. */
+int mxcts_out_lock(const char *out);
+/* Block SIGINT, SIGTERM and SIGHUP for the process, to be taken as
+ * interrupts (above).  Probes start with them unblocked. */
+void mxcts_run_catch_interrupts(void);
+/* The first of those signals received since then, or 0. */
+int mxcts_run_interrupted(void);
 
 /*
  * Plan: suites x configs x rounds expanded into probe processes.
@@ -303,6 +325,8 @@ struct mxcts_plan {
   char **skip_reason;      /* per suite: non-NULL when expectations skip it */
   struct mxcts_job *jobs;
   size_t njobs, cap;
+  bool resuming;           /* mxcts run --resume: jobs that left an outcome.json
+                              are not run again */
 };
 
 /* Load the suites and expectations the options name and build every job.
@@ -327,6 +351,15 @@ void mxcts_plan_print_lines(const struct mxcts_plan *p, size_t first, FILE *f);
  * earlier run left for the plan's configs (mxcts exec --group-file), so that
  * no failure of an old run skips the new run's jobs. */
 int mxcts_plan_write(const struct mxcts_plan *p);
+
+/* An interrupted run leaves OUT/interrupted, holding the signal's name,
+ * until a resumed run starts: judging it calls the processes that left no
+ * outcome interrupted (a skip), not failed. */
+int mxcts_plan_mark_interrupted(const struct mxcts_plan *p, int sig);
+/* The signal's name (the caller frees), or NULL when the run was not
+ * interrupted. */
+char *mxcts_plan_interrupted(const struct mxcts_plan *p);
+void mxcts_plan_clear_interrupted(const struct mxcts_plan *p);
 /* Append a batch of `rounds` rounds of `configs` of suite `suite`, numbered
  * on from the rounds planned so far (same stream of seeds and orders).
  * Returns the index of its first job. */

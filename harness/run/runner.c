@@ -1,14 +1,15 @@
 /* Starting probe processes and recording how they ended (run/run.h). */
 #include "run/run_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -135,6 +136,34 @@ static int try_lock(const char *file, enum mxcts_lock_mode mode) {
   return -1;
 }
 
+/* --- the results folder's lock --------------------------------------------------------- */
+
+int mxcts_out_lock(const char *out) {
+  int rc = mxcts_mkdirs(out);
+  if (rc) return rc;
+  char *path = mxcts_xasprintf("%s/mxcts.lock", out);
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    rc = mxcts_set_error(MXR_ESYS, "%s: cannot open: %s", path, strerror(errno));
+  } else if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char pid[32] = "";
+    ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
+    pid[n > 0 ? strcspn(pid, "\n") : 0] = '\0';
+    rc = errno == EWOULDBLOCK
+             ? mxcts_set_error(MXR_EINVAL, "%s is in use by another mxcts (pid %s): one run at a time "
+                               "per results folder (--out)", out, *pid ? pid : "unknown")
+             : mxcts_set_error(MXR_ESYS, "%s: cannot lock: %s", path, strerror(errno));
+    close(fd);
+  } else {
+    char pid[32];
+    int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len) {
+    } /* the pid is only for the message above */
+  }
+  free(path);
+  return rc ? rc : fd;
+}
+
 /* --- spawning ------------------------------------------------------------------------- */
 
 static const char *const stale_files[] = {"result.json", "outcome.json", "stdout.txt", "stderr.txt",
@@ -151,39 +180,124 @@ static int prepare_dir(const char *dir) {
   return rc;
 }
 
-static void spawn_attrs(posix_spawnattr_t *attr) {
+/* In the child, between fork and exec: its own process group, killed if
+ * mxcts dies (even by SIGKILL), default signal dispositions and an empty
+ * mask, the files, the directory.  On failure the errno goes to `errfd`
+ * (close-on-exec: a successful exec closes it, and the parent reads
+ * nothing).  Only async-signal-safe calls: the strings were made before
+ * fork. */
+static _Noreturn void exec_child(const struct mxcts_proc *p, pid_t parent, const char *out,
+                                 const char *err, int errfd) {
   static const int reset[] = {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD,
                               SIGUSR1, SIGUSR2, SIGALRM, SIGTTOU, SIGTTIN, SIGXFSZ};
-  sigset_t none, dfl;
+  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(127); /* mxcts died before the line above */
+  for (size_t i = 0; i < sizeof reset / sizeof *reset; i++) signal(reset[i], SIG_DFL);
+  sigset_t none;
   sigemptyset(&none);
-  sigemptyset(&dfl);
-  for (size_t i = 0; i < sizeof reset / sizeof *reset; i++) sigaddset(&dfl, reset[i]);
-  posix_spawnattr_init(attr);
-  posix_spawnattr_setflags(attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                     POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setpgroup(attr, 0);
-  posix_spawnattr_setsigmask(attr, &none);
-  posix_spawnattr_setsigdefault(attr, &dfl);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  int in = open("/dev/null", O_RDONLY), o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644),
+      e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (in >= 0 && o >= 0 && e >= 0 && dup2(in, 0) == 0 && dup2(o, 1) == 1 && dup2(e, 2) == 2 &&
+      chdir(p->dir) == 0)
+    execve(p->argv[0], p->argv, p->envp);
+  int code = errno;
+  ssize_t w = write(errfd, &code, sizeof code);
+  (void)w;
+  _exit(127);
 }
 
-/* 0 and *pid, or an errno value. */
+/* Wait for the child's exec: 0, or the errno it sent (the child is reaped). */
+static int exec_status(pid_t child, int readfd) {
+  int code = 0;
+  ssize_t r;
+  while ((r = read(readfd, &code, sizeof code)) < 0 && errno == EINTR) {
+  }
+  if (r != (ssize_t)sizeof code) return 0;
+  waitpid(child, NULL, 0);
+  return code ? code : EINVAL;
+}
+
+/* 0 and *pid, or an errno value (the child could not be made or exec'd). */
 static int spawn(const struct mxcts_proc *p, pid_t *pid) {
   char *out = mxcts_xasprintf("%s/stdout.txt", p->dir);
   char *err = mxcts_xasprintf("%s/stderr.txt", p->dir);
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addchdir_np(&fa, p->dir);
-  spawn_attrs(&attr);
-  int e = posix_spawn(pid, p->argv[0], &fa, &attr, p->argv, p->envp);
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&fa);
+  int fds[2], code = 0;
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    code = errno;
+  } else {
+    pid_t parent = getpid(), child = fork();
+    if (child == 0) exec_child(p, parent, out, err, fds[1]);
+    code = child < 0 ? errno : 0;
+    close(fds[1]);
+    if (child > 0) {
+      setpgid(child, child); /* also here: a kill of the group may come first */
+      code = exec_status(child, fds[0]);
+      if (!code) *pid = child;
+    }
+    close(fds[0]);
+  }
   free(out);
   free(err);
-  return e;
+  return code;
+}
+
+/* --- interrupts and orphans ---------------------------------------------------------- */
+
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static bool catching;                   /* mxcts_run_catch_interrupts was called */
+static volatile sig_atomic_t stopped_by; /* the first stop signal seen */
+
+static void stop_set(sigset_t *set) {
+  sigemptyset(set);
+  for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++) sigaddset(set, stop_signals[i]);
+}
+
+void mxcts_run_catch_interrupts(void) {
+  sigset_t set;
+  stop_set(&set);
+  sigprocmask(SIG_BLOCK, &set, NULL);
+  catching = true;
+}
+
+int mxcts_run_interrupted(void) {
+  if (!catching) return 0;
+  sigset_t set;
+  stop_set(&set);
+  struct timespec zero = {0, 0};
+  int sig;
+  while ((sig = sigtimedwait(&set, NULL, &zero)) > 0)
+    if (!stopped_by) stopped_by = sig;
+  return stopped_by;
+}
+
+/* mxcts is a child subreaper: whatever a probe forked and left behind
+ * (setsid or not) becomes mxcts's child when its parent ends.  Once no
+ * probe runs, every child of mxcts is such an orphan: kill and reap it. */
+static void kill_orphans(void) {
+  DIR *d = opendir("/proc");
+  if (!d) return;
+  pid_t self = getpid();
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    char *end;
+    long pid = strtol(e->d_name, &end, 10);
+    if (*end || pid <= 0) continue;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = '\0';
+    const char *after = strrchr(buf, ')'); /* "pid (comm) state ppid ..." */
+    char state;
+    long ppid;
+    if (!after || sscanf(after + 1, " %c %ld", &state, &ppid) != 2 || ppid != self) continue;
+    kill((pid_t)pid, SIGKILL);
+    waitpid((pid_t)pid, NULL, 0);
+  }
+  closedir(d);
 }
 
 /* --- the scheduler -------------------------------------------------------------------- */
@@ -193,6 +307,8 @@ struct slot {
   pid_t pid;
   double start, deadline, kill_at;
   bool termed;
+  bool interrupted; /* stopped by an interrupt of mxcts: no outcome is recorded,
+                       so that a resumed run starts it again */
   int lockfd;
 };
 
@@ -341,7 +457,7 @@ static bool start_one(struct sched *s, size_t i, enum mxcts_lock_mode mode) {
     step(s, i);
     return true;
   }
-  pid_t pid;
+  pid_t pid = -1;
   int e = spawn(p, &pid);
   if (e) {
     out.detail = mxcts_xasprintf("cannot start %s: %s", p->argv[0], strerror(e));
@@ -358,6 +474,12 @@ static bool start_one(struct sched *s, size_t i, enum mxcts_lock_mode mode) {
 
 static void finish(struct sched *s, size_t k, int status) {
   struct slot *sl = &s->slots[k];
+  if (sl->interrupted) {
+    kill(-sl->pid, SIGKILL);
+    if (sl->lockfd >= 0) close(sl->lockfd);
+    s->slots[k] = s->slots[--s->nrunning];
+    return;
+  }
   struct mxcts_outcome out = {0};
   out.wall_s = mxcts_now() - sl->start;
   if (sl->termed) {
@@ -411,16 +533,35 @@ static void wait_child(struct sched *s, bool lock_busy) {
   }
   if (t < 0) t = 0;
   sigset_t set;
-  sigemptyset(&set);
+  if (catching) stop_set(&set); /* blocked: they wait here as SIGCHLD does */
+  else sigemptyset(&set);
   sigaddset(&set, SIGCHLD);
   struct timespec ts = {(time_t)t, (long)((t - (double)(time_t)t) * 1e9)};
-  sigtimedwait(&set, NULL, &ts);
+  int sig = sigtimedwait(&set, NULL, &ts);
+  if (sig > 0 && sig != SIGCHLD && !stopped_by) stopped_by = sig;
+}
+
+/* An interrupt: every running probe's group gets SIGTERM now and SIGKILL
+ * after the grace period; nothing more starts. */
+static void stop_running(struct sched *s) {
+  double now = mxcts_now();
+  for (size_t k = 0; k < s->nrunning; k++) {
+    struct slot *sl = &s->slots[k];
+    if (sl->interrupted) continue;
+    kill(-sl->pid, SIGTERM);
+    sl->interrupted = sl->termed = true;
+    sl->kill_at = now + s->o->grace_s;
+  }
 }
 
 static void run_phase(struct sched *s, const size_t *idx, size_t n, size_t limit,
                       enum mxcts_lock_mode mode) {
   size_t next = 0;
   while (next < n || s->nrunning > 0) {
+    if (mxcts_run_interrupted()) {
+      stop_running(s);
+      next = n;
+    }
     bool busy = false;
     while (!busy && s->nrunning < limit && next < n) {
       busy = !start_one(s, idx[next], mode);
@@ -430,6 +571,7 @@ static void run_phase(struct sched *s, const size_t *idx, size_t n, size_t limit
     if (s->nrunning == 0 && next >= n) break;
     wait_child(s, busy);
     reap(s);
+    if (s->nrunning == 0) kill_orphans();
     enforce_deadlines(s);
     if (s->o->progress) mxcts__progress_tick(s->o->progress);
   }
@@ -452,8 +594,10 @@ int mxcts_run_procs(const struct mxcts_proc *procs, size_t n, const struct mxcts
   sigaction(SIGCHLD, NULL, &old_act);
   bool was_ignored = old_act.sa_handler == SIG_IGN;
   if (was_ignored) sigaction(SIGCHLD, &dfl, NULL);
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   run_phase(&s, untimed, nu, limit, MXCTS_LOCK_SHARED);
   run_phase(&s, timed, nt, 1, MXCTS_LOCK_EXCLUSIVE);
+  kill_orphans();
   if (was_ignored) sigaction(SIGCHLD, &old_act, NULL);
   sigprocmask(SIG_SETMASK, &old_mask, NULL);
   free(untimed);

@@ -1,9 +1,11 @@
 /* A whole run of a plan, batch by batch (session/session.h). */
 #include "session/session.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "judge/judge.h"
 #include "run/run.h"
@@ -90,7 +92,22 @@ static int run_and_judge(struct mxcts_plan *p, size_t first, bool progress, json
   *results = NULL;
   int rc = mxcts_plan_write(p);
   if (!rc) rc = mxcts_plan_run_jobs(p, first, progress, progress ? suite_done : NULL, NULL);
+  int sig = mxcts_run_interrupted();
+  if (!rc && sig) rc = mxcts_plan_mark_interrupted(p, sig);
   if (!rc) rc = mxcts_judge(p, results);
+  return rc;
+}
+
+/* A run never reports an old results.json as its own: the previous one is
+ * kept as results.previous.json until this run writes its own. */
+static int set_aside_old_results(const struct mxcts_plan *p) {
+  char *cur = mxcts_xasprintf("%s/results.json", p->opt.out);
+  char *old = mxcts_xasprintf("%s/results.previous.json", p->opt.out);
+  int rc = rename(cur, old) == 0 || errno == ENOENT
+               ? 0
+               : mxcts_set_error(MXR_ESYS, "%s: cannot move aside: %s", cur, strerror(errno));
+  free(cur);
+  free(old);
   return rc;
 }
 
@@ -105,8 +122,10 @@ int mxcts_session_run(struct mxcts_plan *p, bool progress, FILE *note, json_t **
           fprintf(note, "mxcts: %s: %zu skip (%s)\n", p->suites[si].name, p->suites[si].nasserts,
                   p->skip_reason[si]);
   }
-  int rc = run_and_judge(p, 0, progress, results), busy = 0;
-  while (!rc) {
+  mxcts_plan_clear_interrupted(p);
+  int rc = set_aside_old_results(p), busy = 0;
+  if (!rc) rc = run_and_judge(p, 0, progress, results);
+  while (!rc && !mxcts_run_interrupted()) {
     size_t first = mxcts_session_add_batches(p, *results);
     if (first == p->njobs) break;
     busy = contended_share(*results) > 0.25 ? busy + 1 : 0;

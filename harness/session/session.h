@@ -34,7 +34,11 @@ size_t mxcts_session_add_batches(struct mxcts_plan *p, const json_t *results);
  * the undecided pairs' rounds were left out as contended; then 1, 2, 4, ...
  * for the 1st, 2nd, 3rd busy batch in a row, at most max_s. */
 double mxcts_session_backoff(const json_t *results, int busy_batches, double max_s);
-/* All of it.  `note` (may be NULL) gets one line per stage. */
+/* All of it.  `note` (may be NULL) gets one line per stage.  A previous
+ * OUT/results.json is first renamed results.previous.json.  After an
+ * interrupt (mxcts_run_interrupted) no batch follows: what finished is
+ * judged, with OUT/interrupted naming the signal (p->resuming: the jobs
+ * that left an outcome are not run again). */
 int mxcts_session_run(struct mxcts_plan *p, bool progress, FILE *note, json_t **results);
 
 #endif /* MXCTS_SESSION_H */

@@ -36,6 +36,10 @@
  *                 a contention of 1.5 cores instead
  *   FAKE_GPUS     workload gpu_count: the count to report (default 0), or
  *                 "crash" (SIGSEGV)
+ *   FAKE_PID_DIR  at start, create DIR/PID (so a test can see it run)
+ *   FAKE_HANG_UNLESS  a path: sleep 60 s first unless it exists
+ *   FAKE_ORPHAN   1: fork a child that leaves the process group (setsid),
+ *                 creates FAKE_PID_DIR/PID.orphan and sleeps 300 s
  * The --impl file may begin with "fake-scale X": every timing is then
  * multiplied by X (two such files stand for a slower and a faster library
  * in `mxcts compare`'s tests); any other file is ignored.
@@ -222,8 +226,35 @@ static int die_at_exit(void) {
   return strcmp(how, "status") ? 0 : 4;
 }
 
+/* FAKE_PID_DIR/PID<suffix>, an empty file. */
+static void leave_pid(long pid, const char *suffix) {
+  const char *dir = getenv("FAKE_PID_DIR");
+  if (!dir) return;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%ld%s", dir, pid, suffix);
+  FILE *f = fopen(path, "w");
+  if (f) fclose(f);
+}
+
+/* FAKE_ORPHAN: a descendant that escapes the process group (its pid file
+ * is written before the probe goes on, so a test always finds it). */
+static void leave_orphan(void) {
+  if (strcmp(env_or("FAKE_ORPHAN", "0"), "1") != 0) return;
+  pid_t child = fork();
+  if (child == 0) {
+    setsid();
+    sleep(300);
+    _exit(0);
+  }
+  if (child > 0) leave_pid(child, ".orphan");
+}
+
 int main(int argc, char **argv) {
   double start = now_s();
+  leave_pid(getpid(), "");
+  leave_orphan();
+  const char *hang_unless = getenv("FAKE_HANG_UNLESS");
+  if (hang_unless && access(hang_unless, F_OK) != 0) sleep(60);
   const char *out = NULL, *workload = "fake", *profile = NULL;
   long seed = 0;
   static const struct option opts[] = {

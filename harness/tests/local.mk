@@ -27,9 +27,10 @@ HARNESS_TESTS = \
 	harness/tests/test_probe_trace
 check_PROGRAMS += $(HARNESS_TESTS)
 TESTS += $(HARNESS_TESTS) harness/tests/test_cli.sh harness/tests/test_compare.sh \
-	harness/tests/test_python.sh harness/tests/test_mutants.sh
+	harness/tests/test_python.sh harness/tests/test_mutants.sh harness/tests/test_interrupts.sh
 EXTRA_DIST += harness/tests/test_cli.sh harness/tests/test_compare.sh harness/tests/tap_util.sh \
-	harness/tests/test_python.sh harness/tests/fake_python.sh harness/tests/test_mutants.sh
+	harness/tests/test_python.sh harness/tests/fake_python.sh harness/tests/test_mutants.sh \
+	harness/tests/test_interrupts.sh
 
 harness_tests_test_stats_SOURCES = harness/tests/test_stats.c
 harness_tests_test_stats_CPPFLAGS = $(HARNESS_TEST_CPPFLAGS)
@@ -71,7 +72,7 @@ harness_tests_test_probe_trace_LDADD = $(HARNESS_TEST_LIBS)
 
 # The harness tests alone.
 check-harness:
-	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$(HARNESS_TESTS) harness/tests/test_cli.sh harness/tests/test_compare.sh harness/tests/test_python.sh"
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$(HARNESS_TESTS) harness/tests/test_cli.sh harness/tests/test_compare.sh harness/tests/test_python.sh harness/tests/test_interrupts.sh"
 
 .PHONY: check-harness
 

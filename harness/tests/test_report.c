@@ -226,6 +226,8 @@ START_TEST(test_inconclusive_reports) {
   char *html = render(mxcts_report_html, r);
   ck_assert_ptr_nonnull(strstr(html, "<td class='inconclusive'>inconclusive"));
   json_object_set_new(r, "status", json_string("inconclusive"));
+  ck_assert_int_eq(mxcts_results_exit_status(r), 1); /* rep/crash still fails */
+  json_object_set_new(hu_assertion(r, "rep/crash"), "verdict", json_string("pass"));
   ck_assert_int_eq(mxcts_results_exit_status(r), 3);
   char *summary = render(summary_of, r);
   ck_assert_ptr_nonnull(strstr(summary, "-- INCONCLUSIVE"));
@@ -233,6 +235,25 @@ START_TEST(test_inconclusive_reports) {
   free(tap);
   free(xml);
   free(html);
+  free(summary);
+  json_decref(r);
+}
+END_TEST
+
+/* The exit status comes from the verdicts, whatever the stored status says;
+ * an interrupted run with no failure exits 4. */
+START_TEST(test_exit_status_from_verdicts) {
+  json_t *r = results();
+  json_object_set_new(r, "status", json_string("pass"));
+  ck_assert_int_eq(mxcts_results_exit_status(r), 1); /* rep/crash */
+  json_object_set_new(hu_assertion(r, "rep/crash"), "verdict", json_string("skip"));
+  ck_assert_int_eq(mxcts_results_exit_status(r), 0);
+  json_object_set_new(r, "interrupted", json_string("SIGINT"));
+  json_object_set_new(r, "status", json_string("interrupted"));
+  ck_assert_int_eq(mxcts_results_exit_status(r), 4);
+  ck_assert_int_eq(mxcts_results_check(r, "r.json"), 0);
+  char *summary = render(summary_of, r);
+  ck_assert_ptr_nonnull(strstr(summary, "-- INTERRUPTED"));
   free(summary);
   json_decref(r);
 }
@@ -413,6 +434,7 @@ int main(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_reports);
   tcase_add_test(tc, test_inconclusive_reports);
+  tcase_add_test(tc, test_exit_status_from_verdicts);
   tcase_add_test(tc, test_results_check_rejects);
   tcase_add_test(tc, test_unsupported_reports);
   tcase_add_test(tc, test_matrix);
