@@ -331,6 +331,27 @@ static void set_str(char **field, const char *v) {
   *field = mxcts_xstrdup(v);
 }
 
+/* getopt_long with the checks every command shares: an unknown option, or
+ * a value that is missing, empty or holds a control character (a path with
+ * a newline would split the job lines `plan` prints) is a usage error.
+ * Returns the option, or -1 at the end or on an error (*rc: its status). */
+static int getopt_checked(const char *cmd, int argc, char **argv, const char *shortopts,
+                          const struct option *opts, int *rc) {
+  int c = getopt_long(argc, argv, shortopts, opts, NULL);
+  int at = optind - 1 < argc ? optind - 1 : argc - 1;
+  if (c != -1 && optarg && at >= 1 && argv[at] == optarg) at--; /* "--out X": the option is before X */
+  const char *arg = argv[at];
+  int len = (int)strcspn(arg, "="); /* --out=X names --out */
+  if (c == '?') *rc = usage_error(cmd, "unknown option %s", arg);
+  else if (c == ':') *rc = usage_error(cmd, "option %s needs a value", arg);
+  else if (c != -1 && optarg && !*optarg) *rc = usage_error(cmd, "option %.*s: the value is empty", len, arg);
+  else if (c != -1 && optarg)
+    for (const char *p = optarg; *p && !*rc; p++)
+      if ((unsigned char)*p < 0x20 || *p == 0x7f)
+        *rc = usage_error(cmd, "option %.*s: the value holds a control character", len, arg);
+  return *rc ? -1 : c;
+}
+
 /* One option of run/plan; 0, or the exit status of a usage error. */
 static int run_option(const char *cmd, int c, const char *arg, struct cli *cl) {
   struct mxcts_options *o = &cl->opt;
@@ -465,16 +486,15 @@ static int complete_options(const char *cmd, struct cli *cl) {
 }
 
 static int parse_run_args(const char *cmd, int argc, char **argv, struct cli *cl, bool *help) {
-  int c;
+  int c, rc = 0;
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, ":", run_longopts, NULL)) != -1) {
+  while ((c = getopt_checked(cmd, argc, argv, ":", run_longopts, &rc)) != -1) {
     if (c == OPT_HELP) return *help = true, 0;
-    if (c == '?') return usage_error(cmd, "unknown option %s", argv[optind - 1]);
-    if (c == ':') return usage_error(cmd, "option %s needs a value", argv[optind - 1]);
-    int rc = run_option(cmd, c, optarg, cl);
+    rc = run_option(cmd, c, optarg, cl);
     if (rc) return rc;
   }
+  if (rc) return rc;
   if (optind < argc) return usage_error(cmd, "unexpected argument %s", argv[optind]);
   return complete_options(cmd, cl);
 }
@@ -583,19 +603,15 @@ static const struct option judge_longopts[] = {
     {"help", no_argument, NULL, OPT_HELP},       {NULL, 0, NULL, 0}};
 
 static int judge_args(int argc, char **argv, struct cli *cl, bool *next_batch, bool *help) {
-  int c;
+  int c, rc = 0;
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, ":", judge_longopts, NULL)) != -1) {
+  while ((c = getopt_checked("judge", argc, argv, ":", judge_longopts, &rc)) != -1) {
     if (c == OPT_HELP) *help = true;
     else if (c == OPT_NEXT_BATCH) *next_batch = true;
-    else if (c == '?') return usage_error("judge", "unknown option %s", argv[optind - 1]);
-    else if (c == ':') return usage_error("judge", "option %s needs a value", argv[optind - 1]);
-    else {
-      int rc = run_option("judge", c, optarg, cl);
-      if (rc) return rc;
-    }
+    else if ((rc = run_option("judge", c, optarg, cl)) != 0) return rc;
   }
+  if (rc) return rc;
   if (optind < argc) return usage_error("judge", "unexpected argument %s", argv[optind]);
   if (!*help && !cl->opt.out) return usage_error("judge", "--out DIR is required");
   return 0;
@@ -716,7 +732,7 @@ static int cmd_exec(int argc, char **argv) {
   int c, rc = 0;
   optind = 1;
   opterr = 0;
-  while (!rc && (c = getopt_long(argc, argv, "+:", exec_longopts, NULL)) != -1) rc = exec_option(c, optarg, &e);
+  while (!rc && (c = getopt_checked("exec", argc, argv, "+:", exec_longopts, &rc)) != -1) rc = exec_option(c, optarg, &e);
   if (!rc && e.help) print_help("exec");
   if (!rc && !e.help && !e.dir) rc = usage_error("exec", "--dir DIR is required");
   struct mxcts_strv env = {0};
@@ -773,7 +789,7 @@ static int cmd_list(int argc, char **argv) {
   int c, rc = 0;
   optind = 1;
   opterr = 0;
-  while (!rc && (c = getopt_long(argc, argv, ":", run_longopts, NULL)) != -1) {
+  while (!rc && (c = getopt_checked("list", argc, argv, ":", run_longopts, &rc)) != -1) {
     if (c == OPT_HELP) help = true;
     else if (c == OPT_SUITES || c == OPT_SUITE) run_option("list", c, optarg, &cl);
     else rc = usage_error("list", "unknown option %s", argv[optind - 1]);
@@ -811,7 +827,7 @@ static int cmd_report_tables(int argc, char **argv) {
   int c, rc = 0;
   optind = 1;
   opterr = 0;
-  while (!rc && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+  while (!rc && (c = getopt_checked("report", argc, argv, ":", opts, &rc)) != -1) {
     if (c == M_MARKDOWN) markdown = optarg;
     else if (c == M_HTML && matrix) html = optarg;
     else if (c == M_OMIT && matrix) omit = true;
@@ -843,7 +859,7 @@ static int cmd_report(int argc, char **argv) {
   int c, rc = 0;
   optind = 1;
   opterr = 0;
-  while (!rc && (c = getopt_long(argc, argv, ":", run_longopts, NULL)) != -1) {
+  while (!rc && (c = getopt_checked("report", argc, argv, ":", run_longopts, &rc)) != -1) {
     if (c == OPT_HELP) help = true;
     else if (c == OPT_TAP || c == OPT_JUNIT || c == OPT_JSON || c == OPT_HTML) run_option("report", c, optarg, &cl);
     else rc = usage_error("report", "unknown option %s", argv[optind - 1]);
@@ -911,18 +927,16 @@ static int complete_impls(struct compare_cli *cc) {
 }
 
 static int compare_args(int argc, char **argv, struct compare_cli *cc, bool *help) {
-  int c;
+  int c, rc = 0;
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, ":", run_longopts, NULL)) != -1) {
+  while ((c = getopt_checked("compare", argc, argv, ":", run_longopts, &rc)) != -1) {
     if (c == OPT_HELP) return *help = true, 0;
-    if (c == '?') return usage_error("compare", "unknown option %s", argv[optind - 1]);
-    if (c == ':') return usage_error("compare", "option %s needs a value", argv[optind - 1]);
-    int rc = compare_option(c, optarg, cc);
-    if (rc) return rc;
+    if ((rc = compare_option(c, optarg, cc)) != 0) return rc;
   }
+  if (rc) return rc;
   if (optind < argc) return usage_error("compare", "unexpected argument %s", argv[optind]);
-  int rc = complete_impls(cc);
+  rc = complete_impls(cc);
   if (!rc && cc->targets_file && mxcts_targets_load(cc->targets_file, &cc->names, &cc->targets))
     rc = internal_error("compare");
   return rc;
@@ -990,7 +1004,11 @@ int main(int argc, char **argv) {
              ? cmd_report_tables(argc - 1, argv + 1)
              : cmd_report(argc - 1, argv + 1);
   else if (!strcmp(cmd, "compare")) rc = cmd_compare(argc - 1, argv + 1);
-  else return usage_error(cmd, "unknown command (run, plan, exec, judge, list, report, compare)");
+  else {
+    fprintf(stderr, "mxcts: %s: unknown command (run, plan, exec, judge, list, report, compare)\n"
+                    "Try 'mxcts --help'.\n", cmd);
+    return EXIT_USAGE;
+  }
   /* 0 to 4 only: never automake's 77 (skip) or 99 (hard error). */
   return rc == EXIT_PASS || rc == EXIT_FAILED || rc == EXIT_INCONCLUSIVE || rc == EXIT_INTERRUPTED
              ? rc

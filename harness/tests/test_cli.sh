@@ -36,7 +36,7 @@ sed -e 's/"FAKE_ID": "s",/"FAKE_ID": "s", "FAKE_BUSY_P": "1",/' -e 's/"cli"/"bus
     "$tmp/suites/cli.json" >"$tmp/busy/busy.json"
 
 echo "TAP version 13"
-plan=49
+plan=54
 echo "1..$plan"
 status_is 0 "mxcts --help" $mxcts --help
 for c in run plan exec judge list report; do
@@ -120,5 +120,13 @@ else
     n=$((n + 1)); echo "ok $n - mxcts-parallel passes # SKIP GNU parallel not installed"
     n=$((n + 1)); echo "ok $n - mxcts-parallel fails # SKIP GNU parallel not installed"
 fi
+# values that would write elsewhere or split plan's job lines
+status_is 2 "--out '' is refused (it would write into the working folder)" sh -c \
+    "cd '$tmp' && mkdir -p empty && cd empty && $PWD/$mxcts run --out '' --suites '$tmp/suites' --probe '$fake' --impl '$fake'"
+ok "  ...and wrote nothing there" test -z "$(ls -A "$tmp/empty")"
+status_is 2 "--out with a newline is refused" $mxcts plan --out "$(printf '%s/x\ny' "$tmp")" --suites "$tmp/suites" \
+    --probe "$fake" --impl "$fake"
+ok "an empty value names its option" sh -c "$mxcts run --jobs= 2>&1 | grep -q 'option --jobs: the value is empty'"
+ok "an unknown command suggests 'mxcts --help'" sh -c "$mxcts bogus --help 2>&1 | grep -q \"Try 'mxcts --help'\""
 [ "$n" -eq "$plan" ] || echo "# ran $n tests, planned $plan"
 exit 0
