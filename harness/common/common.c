@@ -167,9 +167,29 @@ void mxcts_strv_free(struct mxcts_strv *l) {
 
 /* --- files ------------------------------------------------------------------------ */
 
+FILE *mxcts_open_regular(const char *path) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block the open */
+  struct stat st;
+  if (fd < 0) {
+    mxcts_set_error(MXR_ESYS, "%s: cannot open: %s", path, strerror(errno));
+    return NULL;
+  }
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    mxcts_set_error(MXR_EINVAL, "%s: not a regular file%s", path, S_ISDIR(st.st_mode) ? " (a directory)" : "");
+    close(fd);
+    return NULL;
+  }
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    mxcts_set_error(MXR_ESYS, "%s: cannot open: %s", path, strerror(errno));
+    close(fd);
+  }
+  return f;
+}
+
 int mxcts_read_file(const char *path, char **out, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return mxcts_set_error(MXR_ESYS, "%s: cannot open: %s", path, strerror(errno));
+  FILE *f = mxcts_open_regular(path);
+  if (!f) return MXR_ESYS;
   struct mxcts_buf b = {0};
   char chunk[65536];
   size_t n;

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mxref/error.h"
 
@@ -84,7 +85,12 @@ bool mxcts_strv_contains(const struct mxcts_strv *l, const char *s);
 void mxcts_strv_free(struct mxcts_strv *l);
 
 /* --- files ------------------------------------------------------------- */
-/* Read a whole file; *out is the caller's (NUL-terminated), *len optional. */
+/* Open a regular file to read; NULL, with the error set, for anything else
+ * (a FIFO, a directory, a device): nothing mxcts reads may block or hang
+ * it.  The caller fcloses. */
+FILE *mxcts_open_regular(const char *path);
+/* Read a whole regular file; *out is the caller's (NUL-terminated), *len
+ * optional. */
 int mxcts_read_file(const char *path, char **out, size_t *len);
 /* Write `data` to path atomically enough (tmp + rename). */
 int mxcts_write_file(const char *path, const char *data, size_t len);

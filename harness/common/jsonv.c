@@ -12,7 +12,11 @@ int mxcts_json_load(const char *path, json_t **out) { return mxcts_json_load_fla
 
 int mxcts_json_load_flags(const char *path, size_t flags, json_t **out) {
   json_error_t err;
-  *out = json_load_file(path, JSON_REJECT_DUPLICATES | flags, &err);
+  FILE *f = mxcts_open_regular(path);
+  *out = NULL;
+  if (!f) return MXR_EINVAL;
+  *out = json_loadf(f, JSON_REJECT_DUPLICATES | flags, &err);
+  fclose(f);
   if (*out) return 0;
   if (err.line < 1) return mxcts_set_error(MXR_EINVAL, "%s: %s", path, err.text);
   return mxcts_set_error(MXR_EINVAL, "%s:%d:%d: malformed JSON: %s", path, err.line,

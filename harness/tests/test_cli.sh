@@ -36,7 +36,7 @@ sed -e 's/"FAKE_ID": "s",/"FAKE_ID": "s", "FAKE_BUSY_P": "1",/' -e 's/"cli"/"bus
     "$tmp/suites/cli.json" >"$tmp/busy/busy.json"
 
 echo "TAP version 13"
-plan=54
+plan=56
 echo "1..$plan"
 status_is 0 "mxcts --help" $mxcts --help
 for c in run plan exec judge list report; do
@@ -128,5 +128,10 @@ status_is 2 "--out with a newline is refused" $mxcts plan --out "$(printf '%s/x\
     --probe "$fake" --impl "$fake"
 ok "an empty value names its option" sh -c "$mxcts run --jobs= 2>&1 | grep -q 'option --jobs: the value is empty'"
 ok "an unknown command suggests 'mxcts --help'" sh -c "$mxcts bogus --help 2>&1 | grep -q \"Try 'mxcts --help'\""
+mkdir -p "$tmp/fifo" && cp "$tmp/suites/cli.json" "$tmp/fifo/" && mkfifo "$tmp/fifo/pipe.json"
+ok "a FIFO named *.json in the suites folder is an error naming it, not a hang" sh -c \
+    "timeout 10 $mxcts list --suites '$tmp/fifo' >/dev/null 2>'$tmp/fifo.err'; test \$? -eq 2 && grep -q 'pipe.json: not a regular file' '$tmp/fifo.err'"
+ok "a directory as --expectations says so" sh -c \
+    "$mxcts plan --suites '$tmp/suites' --probe '$fake' --impl '$fake' --out '$tmp/o10' --expectations '$tmp' 2>&1 >/dev/null | grep -q 'not a regular file (a directory)'"
 [ "$n" -eq "$plan" ] || echo "# ran $n tests, planned $plan"
 exit 0

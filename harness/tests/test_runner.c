@@ -790,7 +790,7 @@ START_TEST(test_profile_file) {
   assert_verdict(r, "prof/good", "pass", NULL);
   assert_verdict(r, "prof/names", "fail", "ImperativeBulk");
   assert_verdict(r, "prof/bad", "fail", "profile.json");
-  assert_verdict(r, "prof/none", "fail", "unable to open");
+  assert_verdict(r, "prof/none", "fail", "profile.json: cannot open: No such file");
   json_decref(r);
   hu_cleanup(dir);
 }
