@@ -280,6 +280,13 @@ static int names_are(const char **names, uint32_t n, const char *const *want, ui
   return same;
 }
 
+/* How often `needle` occurs in `text` (0 for NULL text). */
+static int count_of(const char *text, const char *needle) {
+  int n = 0;
+  for (const char *p = text; p && (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
+  return n;
+}
+
 /* Symbols: a variable, and an op composed over named inputs. */
 static SymbolHandle var(const char *name) {
   SymbolHandle s = NULL;
@@ -1176,6 +1183,31 @@ static void test_symbols(void) {
   ok(A.MXSymbolListArguments(copy, &n, &names) == 0 && names_are(names, n, copy_args, 1),
      "the copy's argument is x");
 
+  /* A graph stacked on itself through a copy (Python's net(x=net)): the
+   * copy's nodes are new, so the result reads the original's, over one x. */
+  SymbolHandle net = compose("Activation", "stack", 1, relu_k, relu_v, 1, NULL, &x), net2 = NULL;
+  ok(net && A.MXSymbolCopy(net, &net2) == 0, "MXSymbolCopy of a composed graph");
+  const char *x_key[] = {"x"};
+  ok_call(net2 ? A.MXSymbolCompose(net2, NULL, 1, x_key, &net) : -1,
+          "MXSymbolCompose of that copy with the original as its x");
+  const char *stack_json = NULL;
+  ok(net2 && A.MXSymbolListArguments(net2, &n, &names) == 0 && names_are(names, n, copy_args, 1) &&
+         A.MXSymbolSaveToJSON(net2, &stack_json) == 0 && count_of(stack_json, "\"Activation\"") == 2,
+     "the stack has one argument, x, and two Activation nodes");
+  char *stack_copy = stack_json ? strdup(stack_json) : NULL;
+  SymbolHandle stack_loaded = NULL;
+  ok(stack_copy && A.MXSymbolCreateFromJSON(stack_copy, &stack_loaded) == 0 &&
+         A.MXSymbolListArguments(stack_loaded, &n, &names) == 0 && names_are(names, n, copy_args, 1),
+     "its JSON loads back");
+  free(stack_copy);
+  /* Composed with itself, a symbol would be its own input: a cycle. */
+  SymbolHandle self = NULL;
+  A.MXSymbolCreateAtomicSymbol(op("Activation"), 1, relu_k, relu_v, &self);
+  if (strict)
+    FAILS("MXSymbolCompose of a symbol with itself", A.MXSymbolCompose(self, "self", 1, NULL, &self));
+  else
+    skip("MXNet 1.9.1 accepts it and makes a cycle", "MXSymbolCompose of a symbol with itself");
+
   /* Lists live in thread buffers, not in the symbol. */
   SymbolHandle tmp = fc_symbol();
   A.MXSymbolListArguments(tmp, &n, &names);
@@ -1288,7 +1320,8 @@ static void test_symbols(void) {
   GUARD("MXSymbolListArguments(an NDArray handle)", A.MXSymbolListArguments(arr, &n, &names));
   A.MXNDArrayFree(arr);
 
-  SymbolHandle all[] = {fc, relu, data, gamma, beta, mean, varn, bn, bn2, group, atom, copy, x, loaded, atom2, atom3};
+  SymbolHandle all[] = {fc, relu, data, gamma, beta, mean, varn, bn, bn2, group, atom, copy, x, loaded, atom2, atom3,
+                        net, net2, stack_loaded, self};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     if (all[i]) A.MXSymbolFree(all[i]);
   GUARD("MXSymbolListArguments(freed symbol)", A.MXSymbolListArguments(fc, &n, &names));

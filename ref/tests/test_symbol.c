@@ -1,6 +1,7 @@
 /* Symbols: variables, compose, canonical order, name lists, shape
  * inference (whole and partial shapes), group, errors. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_tap.h"
@@ -153,6 +154,69 @@ START_TEST(test_group_shares_nodes) {
   mxr_symbol_free(a);
   mxr_symbol_free(b);
   mxr_symbol_free(g);
+}
+END_TEST
+
+/* A symbol that is, or reads, the symbol being composed cannot be one of
+ * its inputs: the graph would be a cycle (MXNet 1.9.1 builds it, and its
+ * JSON then fails to save or to load).  Refused naming the symbol; the
+ * symbol is left as it was. */
+START_TEST(test_compose_with_itself_refused) {
+  static const char *const k[] = {"axis"}, *const v[] = {"0"};
+  mxr_symbol *a = atomic("flip", 1, k, v);
+  ck_assert_int_eq(mxr_symbol_compose(a, "self", 1, NULL, &a), MXR_EINVAL);
+  ck_assert_msg(strstr(mxr_last_error(), "compose: argument 0 reads 'self', the symbol being composed"),
+                "%s", mxr_last_error());
+  /* through another symbol: b = flip(a) while a is still atomic */
+  mxr_symbol *b = atomic("flip", 1, k, v);
+  ck_assert_int_eq(mxr_symbol_compose(b, "b", 1, NULL, &a), 0);
+  const char *data[] = {"data"};
+  ck_assert_int_eq(mxr_symbol_compose(a, "a", 1, data, &b), MXR_EINVAL);
+  ck_assert_msg(strstr(mxr_last_error(), "compose: argument 'data' reads 'a', the symbol being composed"),
+                "%s", mxr_last_error());
+  /* a graph: its variable X replaced by the graph's own output */
+  mxr_symbol *g = flip_chain(2, "g");
+  const char *x_key[] = {"X"};
+  ck_assert_int_eq(mxr_symbol_compose(g, NULL, 1, x_key, &g), MXR_EINVAL);
+  ck_assert_msg(strstr(mxr_last_error(), "compose: argument 'X' reads 'g0', which reads the variable 'X' it replaces"),
+                "%s", mxr_last_error());
+  ck_assert_int_eq(g->num_nodes, 3);
+  /* a refused compose changed nothing: a composes normally afterwards */
+  mxr_symbol *x;
+  ck_assert_int_eq(mxr_symbol_variable("X", &x), 0);
+  ck_assert_int_eq(mxr_symbol_compose(a, "a", 1, NULL, &x), 0);
+  char *json;
+  ck_assert_int_eq(mxr_symbol_to_json(a, &json), 0);
+  mxr_symbol *back;
+  ck_assert_msg(mxr_symbol_from_json(json, &back) == 0, "%s", mxr_last_error());
+  free(json);
+  mxr_symbol *syms[] = {a, b, g, x, back};
+  for (int i = 0; i < 5; i++) mxr_symbol_free(syms[i]);
+}
+END_TEST
+
+/* A deep copy has nodes of its own: the original composed into it as its
+ * X stacks the two (MXNet's net(x=net)), where a copy that keeps the
+ * identities would read itself and is refused. */
+START_TEST(test_stack_on_deep_copy) {
+  mxr_symbol *s = flip_chain(1, "f"), *same, *deep;
+  ck_assert_int_eq(mxr_symbol_copy(s, &same), 0);
+  ck_assert_int_eq(mxr_symbol_deep_copy(s, &deep), 0);
+  const char *x_key[] = {"X"};
+  ck_assert_int_eq(mxr_symbol_compose(same, NULL, 1, x_key, &s), MXR_EINVAL);
+  ck_assert_msg(mxr_symbol_compose(deep, NULL, 1, x_key, &s) == 0, "%s", mxr_last_error());
+  ck_assert_int_eq(deep->num_nodes, 3); /* X, f0 (the original), f0 (the copy's) */
+  ck_assert_ptr_null(deep->nodes[0].op);
+  ck_assert_int_eq(deep->nodes[2].inputs[0].node, 1);
+  ck_assert_uint_ne(deep->nodes[1].uid, deep->nodes[2].uid);
+  int n;
+  const char *const *names;
+  ck_assert_int_eq(mxr_symbol_list_arguments(deep, &n, &names), 0);
+  ck_assert_int_eq(n, 1);
+  ck_assert_str_eq(names[0], "X");
+  mxr_symbol_free(s);
+  mxr_symbol_free(same);
+  mxr_symbol_free(deep);
 }
 END_TEST
 
@@ -376,6 +440,8 @@ int main(void) {
   tcase_add_test(tc, test_infer_shape_through_chain);
   tcase_add_test(tc, test_infer_shape_error_names_node);
   tcase_add_test(tc, test_group_shares_nodes);
+  tcase_add_test(tc, test_compose_with_itself_refused);
+  tcase_add_test(tc, test_stack_on_deep_copy);
   tcase_add_test(tc, test_long_chain_builds);
   tcase_add_test(tc, test_partial_one_side_of_a_sum);
   tcase_add_test(tc, test_partial_conv_weight_from_partial_data);

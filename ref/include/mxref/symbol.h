@@ -42,7 +42,15 @@ int mxr_symbol_atomic(const mxr_op *op, const mxr_op_params *params, mxr_symbol 
 int mxr_symbol_compose(mxr_symbol *sym, const char *name, int num_args, const char *const *keys,
                        mxr_symbol *const *args);
 
+/* A copy of a symbol.  mxr_symbol_copy keeps the nodes' identities
+ * (MXShallowCopySymbol): grouped or composed with the original, the nodes
+ * they share stay one node.  mxr_symbol_deep_copy gives every node a new
+ * identity (MXSymbolCopy, nnvm's Symbol::Copy): composed with the original,
+ * each keeps its own nodes, so a graph can be stacked on a copy of itself
+ * (Python's net(x=net)).  Composing a symbol with itself, or with anything
+ * that reads it, fails: it would be its own input. */
 int mxr_symbol_copy(const mxr_symbol *sym, mxr_symbol **out);
+int mxr_symbol_deep_copy(const mxr_symbol *sym, mxr_symbol **out);
 
 /* A symbol with the outputs of all the given symbols (MXSymbolCreateGroup). */
 int mxr_symbol_group(int num, mxr_symbol *const *syms, mxr_symbol **out);

@@ -184,7 +184,7 @@ int MXSymbolCopy(SymbolHandle symbol, SymbolHandle *out) {
   mxr_symbol *s, *c = NULL;
   int st = mxr__capi_symbol(symbol, fn, "symbol", &s);
   if (!st && !out) st = mxr__capi_null(fn, "out");
-  if (!st) st = mxr_symbol_copy(s, &c);
+  if (!st) st = mxr_symbol_deep_copy(s, &c);
   if (!st) st = wrap_symbol(c, out);
   return capi_ret(st);
 }

@@ -427,6 +427,39 @@ static int find_var(const mxr_symbol *s, const char *name) {
   return -1;
 }
 
+/* The first node reachable from `from` (itself included) that reads
+ * node v directly, or -1: replacing v by `from` would make it a cycle. */
+static int reader_of(const mxr_symbol *s, int from, int v, char *seen, int *stack) {
+  int top = 0, found = -1;
+  stack[top++] = from;
+  seen[from] = 1;
+  while (top > 0 && found < 0) {
+    const struct mxr_node *n = &s->nodes[stack[--top]];
+    for (int i = 0; i < n->nin && found < 0; i++) {
+      int in = n->inputs[i].node;
+      if (in == v) found = (int)(n - s->nodes);
+      else if (in >= 0 && !seen[in]) seen[in] = 1, stack[top++] = in;
+    }
+  }
+  return found;
+}
+
+/* Fail when the argument replacing variable v (node `arg`) reads v: the
+ * symbol would be its own input (MXNet 1.9.1 builds that cycle). */
+static int refuse_cycle(const mxr_symbol *r, int arg, int v, const char *var_name) {
+  char *seen = calloc((size_t)r->num_nodes + 1, 1);
+  int *stack = malloc(((size_t)r->num_nodes + 1) * sizeof *stack);
+  int reader = seen && stack ? reader_of(r, arg, v, seen, stack) : -1;
+  int st = !seen || !stack ? oom("compose") : 0;
+  free(seen);
+  free(stack);
+  if (st || reader < 0) return st;
+  return mxr_set_error(MXR_EINVAL,
+                       "compose: argument '%s' reads '%s', which reads the variable '%s' it replaces: "
+                       "a symbol cannot be its own input",
+                       var_name, r->nodes[reader].name, var_name);
+}
+
 /* Compose a whole graph (MXNet's Symbol.__call__ on a composed symbol):
  * each variable named by keys[k] (without keys: the k-th argument) is
  * replaced by args[k]'s output, into the copy *out. */
@@ -452,6 +485,7 @@ static int substitute(const mxr_symbol *sym, int num_args, const char *const *ke
     struct mxr_entry e;
     if (v < 0) st = mxr_set_error(MXR_EINVAL, "compose: the symbol has no variable named '%s'", name);
     if (!st) st = merge_symbol(r, &map, args[k], &e);
+    if (!st && e.node != v) st = refuse_cycle(r, e.node, v, name);
     if (!st) redirect(r, v, e);
   }
   uid_map_free(&map);
@@ -461,6 +495,24 @@ static int substitute(const mxr_symbol *sym, int num_args, const char *const *ke
     return st;
   }
   *out = r;
+  return 0;
+}
+
+/* Fail when an argument is, or reads, the atomic symbol being composed:
+ * its op node would read itself (MXNet 1.9.1 builds that cycle). */
+static int refuse_self(const struct mxr_node *atom, const char *name, int num_args,
+                       const char *const *keys, mxr_symbol *const *args) {
+  for (int k = 0; k < num_args; k++)
+    for (int i = 0; i < args[k]->num_nodes; i++) {
+      if (args[k]->nodes[i].uid != atom->uid) continue;
+      char which[160];
+      if (keys) snprintf(which, sizeof which, "'%s'", keys[k]);
+      else snprintf(which, sizeof which, "%d", k);
+      return mxr_set_error(MXR_EINVAL,
+                           "compose: argument %s reads '%s', the symbol being composed: "
+                           "a symbol cannot be its own input",
+                           which, name && *name ? name : mxr_op_name(atom->op));
+    }
   return 0;
 }
 
@@ -488,6 +540,7 @@ int mxr_symbol_compose(mxr_symbol *sym, const char *name, int num_args, const ch
   }
   const struct mxr_node *atom = &sym->nodes[0];
   st = check_keys(atom, num_args, keys);
+  if (!st) st = refuse_self(atom, name, num_args, keys, args);
   if (st) return st;
   char generated[160];
   if (!name || !*name) {
@@ -526,6 +579,12 @@ int mxr_symbol_copy(const mxr_symbol *sym, mxr_symbol **out) {
   }
   *out = r;
   return 0;
+}
+
+int mxr_symbol_deep_copy(const mxr_symbol *sym, mxr_symbol **out) {
+  int st = mxr_symbol_copy(sym, out);
+  for (int i = 0; !st && i < (*out)->num_nodes; i++) (*out)->nodes[i].uid = mxr__node_uid();
+  return st;
 }
 
 int mxr_symbol_group(int num, mxr_symbol *const *syms, mxr_symbol **out) {
