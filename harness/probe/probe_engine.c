@@ -6,6 +6,7 @@
  * probe_waits.c), and seed 002's
  * asynchronous-computing observations.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -157,6 +158,85 @@ static int check_wait_is_per_var(struct probe *p, NDArrayHandle a, NDArrayHandle
   return 0;
 }
 
+/* An op whose inputs carry a failed op's error is skipped -- its function
+ * is never called -- unless it was pushed with FnProperty::kNoSkip, which
+ * runs anyway (MXNet's threaded engines, ThreadedEngine::ExecuteOprBlock).
+ * The failed op is _random_normal with scale=-1 (docs/probe-protocol.md,
+ * op_errors): on the threaded engines its push returns 0 and its output
+ * carries the error; on NaiveEngine the call itself fails and nothing
+ * carries it, so the suite judges op_skipped_after_error on the threaded
+ * engines only. */
+enum { FN_NORMAL = 0, FN_NO_SKIP = 7 };
+
+static void mark_ran(void *rctx, void *param) {
+  (void)rctx;
+  atomic_store((atomic_int *)param, 1);
+}
+
+/* Push an op reading `var` with FnProperty `prop` that sets *ran. */
+static int push_reader(struct probe *p, NDArrayHandle var, int prop, atomic_int *ran) {
+  int ctx[2] = {1, 0}; /* cpu(0) */
+  PROBE_CALL(p, MXEnginePushSyncND, mark_ran, ran, NULL, ctx, &var, 1, NULL, 0, &prop, 0, "probe_reader");
+  return 0;
+}
+
+/* _random_normal(loc=0, scale=-1) into `out`; *status is the call's. */
+static int push_failing_sampler(struct probe *p, NDArrayHandle out, int *status) {
+  const char *k[] = {"loc", "scale", "shape", "ctx"}, *v[] = {"0", "-1", "(2,2)", "cpu(0)"};
+  OpHandle op;
+  PROBE_CALL(p, NNGetOpHandle, "_random_normal", &op);
+  NDArrayHandle *outp = &out;
+  int nout = 1;
+  const int *stypes;
+  *status = p->api.MXImperativeInvokeEx(op, 0, NULL, &nout, &outp, 4, k, v, &stypes);
+  return 0;
+}
+
+static int check_skip_after_error(struct probe *p) {
+  uint32_t shape[] = {2, 2};
+  NDArrayHandle failed;
+  PROBE_CALL(p, MXNDArrayCreateEx, shape, 2, 1, 0, 0, 0, &failed);
+  atomic_int normal_ran = 0, no_skip_ran = 0;
+  int pushed = 0;
+  int rc = push_failing_sampler(p, failed, &pushed);
+  if (!rc) rc = push_reader(p, failed, FN_NORMAL, &normal_ran);
+  if (!rc) rc = push_reader(p, failed, FN_NO_SKIP, &no_skip_ran);
+  (void)p->api.MXNDArrayWaitAll(); /* surfaces the sampler's error: expected */
+  p->api.MXNDArrayFree(failed);
+  if (rc) return rc;
+  PROBE_CALL(p, MXNDArrayWaitAll); /* the error surfaced once: nothing left */
+  mxcts__probe_add_check(p, "op_skipped_after_error", pushed == 0 && !atomic_load(&normal_ran),
+                         "the failing sampler's push returned %d; an op reading its output ran: %s", pushed,
+                         atomic_load(&normal_ran) ? "yes" : "no");
+  mxcts__probe_add_check(p, "no_skip_op_runs_after_error", atomic_load(&no_skip_ran),
+                         "an op pushed with FnProperty::kNoSkip reading the failed output ran: %s",
+                         atomic_load(&no_skip_ran) ? "yes" : "no");
+  return 0;
+}
+
+/* An idle engine uses no CPU: once MXNDArrayWaitAll has returned nothing is
+ * left to run, and the workers block (MXNet's on condition variables,
+ * libmxref's after a spin of 50 us).  The probe then sleeps
+ * `idle_window_ms` and reads the process' CPU time over that window; the
+ * sleeping probe uses none itself, so what was used is the engine's.  A
+ * worker that polls instead of sleeping uses up to a whole core meanwhile.
+ * On a busy machine it gets less, which can only make it pass; an idle
+ * correct engine uses nothing however busy the machine is.  Hence the
+ * generous threshold: a quarter of the window. */
+static int check_idle_cpu(struct probe *p) {
+  long window_ms = mxcts__probe_param_long(p, "idle_window_ms", 200);
+  PROBE_CALL(p, MXNDArrayWaitAll);
+  double cpu0 = mxcts__probe_own_cpu_s(), t0 = mxcts__probe_now_ms();
+  struct timespec left = {window_ms / 1000, window_ms % 1000 * 1000000L};
+  while (nanosleep(&left, &left) != 0 && errno == EINTR) continue; /* a signal: sleep the rest */
+  double cpu_ms = (mxcts__probe_own_cpu_s() - cpu0) * 1e3, wall_ms = mxcts__probe_now_ms() - t0;
+  mxcts__probe_add_metric(p, "idle_cpu_fraction", cpu_ms / wall_ms);
+  mxcts__probe_add_check(p, "idle_engine_uses_no_cpu", cpu_ms < 0.25 * wall_ms,
+                         "%.1f ms of CPU time in %.1f ms after MXNDArrayWaitAll, with nothing pushed", cpu_ms,
+                         wall_ms);
+  return 0;
+}
+
 static int alloc_vars(struct probe *p, int nvars, NDArrayHandle *arrays, uint64_t **data, uint64_t seed) {
   if (!p->api.MXNDArrayGetData) {
     mxcts__probe_add_check(p, "data_access", false, "the implementation exports no MXNDArrayGetData");
@@ -214,6 +294,8 @@ int mxcts__probe_engine_random(struct probe *p) {
   if (!rc) rc = mxcts__probe_check_waits(p, arrays[0]);
   if (!rc) rc = mxcts__probe_check_overlap(p, arrays[1], arrays[2]);
   if (!rc && mxcts__probe_param_long(p, "priority_order", 0)) rc = mxcts__probe_check_priority_order(p);
+  if (!rc) rc = check_skip_after_error(p);
+  if (!rc) rc = check_idle_cpu(p);
   for (int v = 0; v < nvars; v++)
     if (arrays[v]) p->api.MXNDArrayFree(arrays[v]);
   free(ops), free(arrays), free(data), free(serial);
