@@ -12,15 +12,23 @@
 #include <time.h>
 #include <unistd.h>
 
-static _Thread_local char last_error[MXCTS_ERROR_MAX];
+/* The thread's last message, whole (a long input's reason is never cut). */
+static _Thread_local char *last_error;
 
-const char *mxcts_last_error(void) { return last_error; }
+const char *mxcts_last_error(void) { return last_error ? last_error : ""; }
+
+static void keep_error(struct mxcts_buf *b) {
+  free(last_error);
+  last_error = mxcts_buf_take(b);
+}
 
 int mxcts_set_error(int status, const char *fmt, ...) {
+  struct mxcts_buf b = {0};
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(last_error, sizeof last_error, fmt, ap);
+  mxcts_buf_vprintf(&b, fmt, ap);
   va_end(ap);
+  keep_error(&b);
   return status;
 }
 
@@ -30,10 +38,38 @@ int mxcts_prefix_error(int status, const char *fmt, ...) {
   va_start(ap, fmt);
   mxcts_buf_vprintf(&b, fmt, ap);
   va_end(ap);
-  mxcts_buf_printf(&b, ": %s", last_error);
-  snprintf(last_error, sizeof last_error, "%s", mxcts_buf_str(&b));
-  mxcts_buf_free(&b);
+  mxcts_buf_printf(&b, ": %s", mxcts_last_error());
+  keep_error(&b);
   return status;
+}
+
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0. */
+static size_t utf8_len(const unsigned char *p) {
+  unsigned char c = p[0];
+  if (c < 0x80) return 1;
+  size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  unsigned char lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80; /* no overlong forms */
+  unsigned char hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf; /* no surrogates, <= U+10FFFF */
+  for (size_t i = 1; i < n; i++)
+    if (p[i] < (i == 1 ? lo : 0x80) || p[i] > (i == 1 ? hi : 0xbf)) return 0;
+  return n;
+}
+
+char *mxcts_clean_text(const char *s) {
+  struct mxcts_buf b = {0};
+  mxcts_buf_puts(&b, "");
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+    size_t n = utf8_len(p);
+    bool control = n == 1 && (*p < 0x20 || *p == 0x7f) && *p != '\n' && *p != '\t';
+    if (n == 0 || control) {
+      mxcts_buf_printf(&b, "\\x%02x", *p);
+      p++;
+    } else {
+      mxcts_buf_printf(&b, "%.*s", (int)n, (const char *)p);
+      p += n;
+    }
+  }
+  return mxcts_buf_take(&b);
 }
 
 /* --- allocation ------------------------------------------------------------ */

@@ -32,12 +32,10 @@
 
 #include "mxref/error.h"
 
-#define MXCTS_ERROR_MAX 2048
-
 /* The calling thread's last error ("" if none).  Valid until the next
  * failing mxcts_* call on this thread. */
 const char *mxcts_last_error(void);
-/* Store a message and return `status` (truncated at MXCTS_ERROR_MAX - 1). */
+/* Store a message (whole, whatever its length) and return `status`. */
 int mxcts_set_error(int status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Prefix the current message: "<prefix>: <old message>"; returns status. */
@@ -83,6 +81,12 @@ void mxcts_strv_pushf(struct mxcts_strv *l, const char *fmt, ...)
 void mxcts_strv_push_take(struct mxcts_strv *l, char *s);       /* takes s */
 bool mxcts_strv_contains(const struct mxcts_strv *l, const char *s);
 void mxcts_strv_free(struct mxcts_strv *l);
+
+/* Text from outside (an implementation's error, a file) made safe to show:
+ * valid UTF-8 is kept whole; each byte that is not part of valid UTF-8, and
+ * each control character but newline and tab (a terminal escape), becomes
+ * the four characters \xNN.  Nothing is dropped.  The caller frees. */
+char *mxcts_clean_text(const char *s);
 
 /* --- files ------------------------------------------------------------- */
 /* Open a regular file to read; NULL, with the error set, for anything else

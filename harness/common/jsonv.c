@@ -2,6 +2,7 @@
 #include "common/jsonv.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,13 +75,9 @@ const char *mxcts_json_type_name(const json_t *v) {
 }
 
 json_t *mxcts_json_text(const char *s) {
-  json_t *v = json_string(s ? s : "");
-  if (v) return v;
-  char *copy = mxcts_xstrdup(s);
-  for (char *p = copy; *p; p++)
-    if ((unsigned char)*p >= 0x80) *p = '?';
-  v = json_string(copy);
-  free(copy);
+  char *clean = mxcts_clean_text(s);
+  json_t *v = json_string(clean);
+  free(clean);
   return v ? v : json_string("");
 }
 

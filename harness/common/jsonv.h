@@ -35,8 +35,8 @@ int mxcts_json_save(const char *path, const json_t *doc);
 json_t *mxcts_json_path(json_t *root, const char *path);
 /* The JSON type's name for messages ("string", "integer", ...). */
 const char *mxcts_json_type_name(const json_t *v);
-/* A JSON string of s (new reference; "" for NULL); bytes that are not valid
- * UTF-8 become '?', so text from files can never make it fail. */
+/* A JSON string of mxcts_clean_text(s) (common.h; new reference; "" for NULL), so
+ * text from files can never make it fail. */
 json_t *mxcts_json_text(const char *s);
 /* A short rendering of a value for messages (caller frees). */
 char *mxcts_json_brief(const json_t *v);

@@ -27,13 +27,19 @@ extern char **environ;
 
 double mxcts__probe_now_ms(void) { return mxcts_now() * 1e3; }
 
+void mxcts__probe_set_status(struct probe *p, const char *status, const char *error) {
+  char *clean = mxcts_clean_text(error);
+  json_object_set_new(p->result, "status", json_string(status));
+  json_object_set_new(p->result, "error", json_string(clean));
+  free(clean);
+}
+
 int mxcts__probe_fail(struct probe *p, const char *call) {
   if (!p->failed) {
     const char *msg = p->api.MXGetLastError ? p->api.MXGetLastError() : "";
-    char buf[2048];
-    snprintf(buf, sizeof buf, "%s failed: %s", call, msg ? msg : "");
-    json_object_set_new(p->result, "status", json_string("error"));
-    json_object_set_new(p->result, "error", json_string(buf));
+    char *text = mxcts_xasprintf("%s failed: %s", call, msg ? msg : "");
+    mxcts__probe_set_status(p, "error", text);
+    free(text);
     p->failed = true;
   }
   return -1;
@@ -175,16 +181,19 @@ void mxcts__probe_add_metric(struct probe *p, const char *name, double value) {
 }
 
 void mxcts__probe_add_check(struct probe *p, const char *name, bool pass, const char *fmt, ...) {
-  char detail[1024];
+  struct mxcts_buf detail = {0};
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(detail, sizeof detail, fmt, ap);
+  mxcts_buf_vprintf(&detail, fmt, ap);
   va_end(ap);
+  char *clean = mxcts_clean_text(mxcts_buf_str(&detail)); /* it may quote the library's messages */
   json_t *c = json_object();
   json_object_set_new(c, "name", json_string(name));
   json_object_set_new(c, "pass", json_boolean(pass));
-  json_object_set_new(c, "detail", json_string(detail));
+  json_object_set_new(c, "detail", json_string(clean));
   json_array_append_new(json_object_get(p->result, "checks"), c);
+  free(clean);
+  mxcts_buf_free(&detail);
 }
 
 void mxcts__probe_add_values(struct probe *p, const char *name, const float *x, int64_t n) {
@@ -215,8 +224,7 @@ int mxcts__probe_profile_begin(struct probe *p, const char *pass) {
   if (mkdir(p->profile_dir, 0777) != 0 && errno != EEXIST) {
     char msg[PATH_MAX + 64];
     snprintf(msg, sizeof msg, "cannot create the profile directory %s: %s", p->profile_dir, strerror(errno));
-    json_object_set_new(p->result, "status", json_string("error"));
-    json_object_set_new(p->result, "error", json_string(msg));
+    mxcts__probe_set_status(p, "error", msg);
     p->failed = true;
     return -1;
   }
@@ -283,8 +291,7 @@ static int profile_finish(struct probe *p) {
   snprintf(file, sizeof file, "%s/profile.json", p->profile_dir);
   struct mxcts_pass_structure s[8];
   if (mxcts_trace_read_passes(file, s, p->npasses, err, sizeof err) != 0) {
-    json_object_set_new(p->result, "status", json_string("error"));
-    json_object_set_new(p->result, "error", json_string(err));
+    mxcts__probe_set_status(p, "error", err);
     p->failed = true;
     return -1;
   }
@@ -409,8 +416,7 @@ static bool unsupported(struct probe *p) {
     mxcts_buf_printf(&msg, "%s%s", i ? ", " : "", missing[i]);
   }
   mxcts_buf_printf(&msg, ", which workload %s%s calls", p->workload, p->profile_dir ? " (profiled)" : "");
-  json_object_set_new(p->result, "status", json_string("unsupported"));
-  json_object_set_new(p->result, "error", json_string(mxcts_buf_str(&msg)));
+  mxcts__probe_set_status(p, "unsupported", mxcts_buf_str(&msg));
   json_object_set_new(p->result, "missing", arr);
   mxcts_buf_free(&msg);
   return true;
@@ -427,8 +433,7 @@ static int write_result(const struct probe *p, const char *out) {
 
 static int usage_error(struct probe *p, const char *out, const char *msg) {
   fprintf(stderr, "mxcts-probe: %s\n", msg);
-  json_object_set_new(p->result, "status", json_string("usage"));
-  json_object_set_new(p->result, "error", json_string(msg));
+  mxcts__probe_set_status(p, "usage", msg);
   write_result(p, out);
   json_decref(p->result);
   p->result = NULL;
@@ -495,8 +500,7 @@ int main(int argc, char **argv) {
   }
   char err[1024];
   if (mxcts__capi_load(p.impl_path, &p.api, err, sizeof err) != 0) {
-    json_object_set_new(p.result, "status", json_string("error"));
-    json_object_set_new(p.result, "error", json_string(err));
+    mxcts__probe_set_status(&p, "error", err);
     write_result(&p, out);
     json_decref(p.result);
     return 1;

@@ -103,6 +103,9 @@ struct probe {
   const char *passes[8];
 };
 
+/* Set the result's status ("error", "usage", "unsupported") and its error
+ * text, made safe to show (mxcts_clean_text). */
+void mxcts__probe_set_status(struct probe *p, const char *status, const char *error);
 /* Record a failed call (status "error") and return -1. */
 int mxcts__probe_fail(struct probe *p, const char *call);
 

@@ -48,8 +48,7 @@ static int net_fail(struct probe *p, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   if (!p->failed) {
-    json_object_set_new(p->result, "status", json_string("error"));
-    json_object_set_new(p->result, "error", json_string(msg));
+    mxcts__probe_set_status(p, "error", msg);
     p->failed = true;
   }
   return -1;

@@ -96,6 +96,21 @@ int mxcts_report_write(const json_t *results, const struct mxcts_report_files *f
   return rc;
 }
 
+void mxcts_report_markup(FILE *f, const char *s) {
+  char *clean = mxcts_clean_text(s);
+  for (const char *p = clean; *p; p++) {
+    switch (*p) {
+    case '&': fputs("&amp;", f); break;
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '"': fputs("&quot;", f); break;
+    case '\'': fputs("&#39;", f); break;
+    default: fputc(*p, f);
+    }
+  }
+  free(clean);
+}
+
 static json_int_t count(const json_t *summary, const char *key) {
   return json_integer_value(json_object_get(summary, key));
 }

@@ -61,6 +61,11 @@ int mxcts_report_throughput_md(json_t *const *docs, size_t n, FILE *f);
 /* Write it to `markdown` ("-": stdout), as mxcts_report_write writes. */
 int mxcts_report_throughput_write(json_t *const *docs, size_t n, const char *markdown);
 
+/* Text into HTML or XML: & < > " ' as entities, and first mxcts_clean_text
+ * (invalid UTF-8 and control characters as \xNN), so that nothing a
+ * document holds reaches a page or a JUnit file raw. */
+void mxcts_report_markup(FILE *f, const char *s);
+
 /* Validate a results document read from `file` (the fields renderers use). */
 int mxcts_results_check(json_t *doc, const char *file);
 /* From the verdicts (never the stored status): 1 when an assertion fails,

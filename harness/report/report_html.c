@@ -18,18 +18,7 @@ static const char *str(const json_t *o, const char *key) {
   return s ? s : "";
 }
 
-static void h(FILE *f, const char *s) {
-  for (; s && *s; s++) {
-    switch (*s) {
-    case '&': fputs("&amp;", f); break;
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '"': fputs("&quot;", f); break;
-    case '\'': fputs("&#39;", f); break;
-    default: fputc(*s, f);
-    }
-  }
-}
+static void h(FILE *f, const char *s) { mxcts_report_markup(f, s); }
 
 static const char *const css =
     "body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}"

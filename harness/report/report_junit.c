@@ -13,20 +13,7 @@
 #include "judge/judge.h"
 #include "report/report.h"
 
-static void xml_text(FILE *f, const char *s) {
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    switch (*p) {
-    case '&': fputs("&amp;", f); break;
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '"': fputs("&quot;", f); break;
-    case '\'': fputs("&apos;", f); break;
-    default:
-      if (*p < 0x20 && *p != '\n' && *p != '\t' && *p != '\r') fputc('?', f);
-      else fputc(*p, f);
-    }
-  }
-}
+static void xml_text(FILE *f, const char *s) { mxcts_report_markup(f, s); }
 
 static const char *str(const json_t *o, const char *key) {
   const char *s = json_string_value(json_object_get(o, key));

@@ -155,18 +155,7 @@ static void md_text(FILE *f, const char *s) {
   }
 }
 
-static void html_text(FILE *f, const char *s) {
-  for (; *s; s++) {
-    switch (*s) {
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '&': fputs("&amp;", f); break;
-    case '\'': fputs("&#39;", f); break;
-    case '"': fputs("&quot;", f); break;
-    default: fputc(*s, f);
-    }
-  }
-}
+static void html_text(FILE *f, const char *s) { mxcts_report_markup(f, s); }
 
 /* "30 pass, 4 xfail, 9 unsupported" over a column's cells. */
 static char *column_counts(const struct matrix *m, size_t c) {

@@ -36,6 +36,7 @@
  *                 a contention of 1.5 cores instead
  *   FAKE_GPUS     workload gpu_count: the count to report (default 0), or
  *                 "crash" (SIGSEGV)
+ *   FAKE_ERROR_TEXT  the error text of FAKE_MODE=error
  *   FAKE_PID_DIR  at start, create DIR/PID (so a test can see it run)
  *   FAKE_HANG_UNLESS  a path: sleep 60 s first unless it exists
  *   FAKE_ORPHAN   1: fork a child that leaves the process group (setsid),
@@ -176,7 +177,8 @@ static json_t *result(long seed, const char *workload, const char *profile, doub
                         "path", "fake", "version", 10901);
   if (!strcmp(mode, "error")) {
     json_object_set_new(r, "status", json_string("error"));
-    json_object_set_new(r, "error", json_string("MXExecutorForward failed: fake failure"));
+    const char *text = getenv("FAKE_ERROR_TEXT"); /* e.g. control characters or a long text */
+    json_object_set_new(r, "error", json_string(text ? text : "MXExecutorForward failed: fake failure"));
   }
   if (!strcmp(mode, "unsupported")) {
     json_object_set_new(r, "status", json_string("unsupported"));

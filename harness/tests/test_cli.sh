@@ -36,7 +36,7 @@ sed -e 's/"FAKE_ID": "s",/"FAKE_ID": "s", "FAKE_BUSY_P": "1",/' -e 's/"cli"/"bus
     "$tmp/suites/cli.json" >"$tmp/busy/busy.json"
 
 echo "TAP version 13"
-plan=56
+plan=58
 echo "1..$plan"
 status_is 0 "mxcts --help" $mxcts --help
 for c in run plan exec judge list report; do
@@ -133,5 +133,17 @@ ok "a FIFO named *.json in the suites folder is an error naming it, not a hang" 
     "timeout 10 $mxcts list --suites '$tmp/fifo' >/dev/null 2>'$tmp/fifo.err'; test \$? -eq 2 && grep -q 'pipe.json: not a regular file' '$tmp/fifo.err'"
 ok "a directory as --expectations says so" sh -c \
     "$mxcts plan --suites '$tmp/suites' --probe '$fake' --impl '$fake' --out '$tmp/o10' --expectations '$tmp' 2>&1 >/dev/null | grep -q 'not a regular file (a directory)'"
+mkdir -p "$tmp/esc"
+long=$(printf '%3000s' | tr ' ' y)
+cat >"$tmp/esc/esc.json" <<JSON
+{"format": 1, "name": "esc", "workload": "fake", "rounds": 1,
+ "configs": [{"id": "a", "env": {"FAKE_MODE": "error", "FAKE_ERROR_TEXT": "bad\\u001b[2J tail $long END"}}],
+ "assertions": [{"id": "all", "type": "checks"}]}
+JSON
+$mxcts run --suites "$tmp/esc" --probe "$fake" --impl "$fake" --out "$tmp/o-esc" --lock-file "$tmp/lock" \
+    --html "$tmp/esc.html" --no-progress >"$tmp/esc.out" 2>&1
+ok "an implementation's control characters reach neither the terminal nor the HTML raw" sh -c \
+    "! grep -q \"\$(printf '\\033')\" '$tmp/esc.out' '$tmp/esc.html' && grep -q 'bad\\\\x1b\\[2J' '$tmp/esc.out'"
+ok "  ...and its long message is kept whole" grep -q "$long END" "$tmp/o-esc/results.json"
 [ "$n" -eq "$plan" ] || echo "# ran $n tests, planned $plan"
 exit 0

@@ -99,7 +99,8 @@ static void check_xml(const char *x) {
   while (*p) {
     if (*p == '&') {
       ck_assert_msg(!strncmp(p, "&amp;", 5) || !strncmp(p, "&lt;", 4) || !strncmp(p, "&gt;", 4) ||
-                        !strncmp(p, "&quot;", 6) || !strncmp(p, "&apos;", 6), "raw & at %.20s", p);
+                        !strncmp(p, "&quot;", 6) || !strncmp(p, "&apos;", 6) || !strncmp(p, "&#39;", 5),
+                    "raw & at %.20s", p);
       p++;
       continue;
     }

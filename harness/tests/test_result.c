@@ -100,6 +100,20 @@ static const struct bad {
     {"{\"probe_version\": 1, \"status\": \"ok\", \"checks\": [{\"name\": \"c\", \"pass\": \"yes\"}]}", "checks[0].pass: expected true or false"},
 };
 
+/* Outside text is kept whole and made safe: invalid UTF-8 and control
+ * characters (but newline and tab) become \xNN; valid UTF-8 stays. */
+START_TEST(test_clean_text) {
+  char *c = mxcts_clean_text("caf\xe9 \x1b[2J ok\tnl\n \xc3\xa9 \xed\xa0\x80 \xe2\x82");
+  ck_assert_str_eq(c, "caf\\xe9 \\x1b[2J ok\tnl\n \xc3\xa9 \\xed\\xa0\\x80 \\xe2\\x82");
+  free(c);
+  char *long_text = mxcts_xcalloc(5001, 1);
+  memset(long_text, 'x', 5000);
+  mxcts_set_error(MXR_EINVAL, "%s", long_text);
+  ck_assert_uint_eq(strlen(mxcts_last_error()), 5000); /* a long reason is never cut */
+  free(long_text);
+}
+END_TEST
+
 START_TEST(test_malformed_results) {
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     struct mxcts_result r;
@@ -135,6 +149,7 @@ int main(void) {
   tcase_add_test(tc, test_full_result);
   tcase_add_test(tc, test_error_results);
   tcase_add_test(tc, test_malformed_results);
+  tcase_add_test(tc, test_clean_text);
   tcase_add_test(tc, test_files);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
