@@ -953,6 +953,23 @@ static int compare_output(const json_t *doc, const char *path, bool html) {
   return rc ? mxcts_set_error(MXR_ESYS, "%s: cannot write", path) : 0;
 }
 
+/* False, with a line naming each, when a library ran none of its
+ * processes (it cannot be loaded, it lacks a function, ...). */
+static bool every_library_ran(const json_t *doc) {
+  bool all = true;
+  size_t i;
+  json_t *impl;
+  json_array_foreach(json_object_get(doc, "impls"), i, impl) {
+    if (json_integer_value(json_object_get(impl, "ran")) > 0) continue;
+    fprintf(stderr, "mxcts compare: %s ran none of its %lld processes: %s\n",
+            json_string_value(json_object_get(impl, "name")),
+            (long long)json_integer_value(json_object_get(impl, "processes")),
+            json_string_value(json_object_get(impl, "failure")));
+    all = false;
+  }
+  return all;
+}
+
 static int cmd_compare(int argc, char **argv) {
   struct compare_cli cc = {0};
   bool help = false;
@@ -969,7 +986,7 @@ static int cmd_compare(int argc, char **argv) {
                  (cc.cl.opt.html && !strcmp(cc.cl.opt.html, "-"));
     if (!rc) mxcts_compare_print(doc, quiet ? stderr : stdout);
     if (rc) rc = internal_error("compare");
-    else if (missed) rc = EXIT_FAILED;
+    else if (missed || !every_library_ran(doc)) rc = EXIT_FAILED;
     json_decref(doc);
   }
   json_decref(cc.targets);

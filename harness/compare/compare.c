@@ -216,14 +216,45 @@ static bool has_timed_rounds(const struct lib *l, size_t suite, size_t config) {
   return false;
 }
 
+/* Why a job gave no timing: its result's error, else how it ended. */
+static char *job_failure(const struct mxcts_job *j) {
+  char *path = mxcts_xasprintf("%s/result.json", j->dir);
+  struct mxcts_result r; /* zeroed when the load fails: free is safe */
+  struct mxcts_outcome oc;
+  char *why = mxcts_result_load(path, &r) == 0 && r.error && *r.error ? mxcts_xstrdup(r.error) : NULL;
+  if (!why && mxcts_outcome_load(j->dir, &oc) == 0) {
+    why = oc.detail ? mxcts_xstrdup(oc.detail) : mxcts_xasprintf("exit %d, signal %d", oc.code, oc.signal);
+    mxcts_outcome_free(&oc);
+  }
+  mxcts_result_free(&r);
+  free(path);
+  return why ? why : mxcts_xstrdup("it left no result");
+}
+
+/* {"name", "path", "ran": processes that gave a timing, "failure": why the
+ * first that did not (absent when all did)}. */
+static json_t *lib_json(const struct lib *l, const char *path) {
+  size_t ran = 0;
+  char *failure = NULL;
+  for (size_t k = 0; k < l->njobs; k++) {
+    const struct mxcts_job *j = &l->plan.jobs[l->jobs[k]];
+    if (isfinite(job_median(j))) ran++;
+    else if (!failure) failure = job_failure(j);
+  }
+  json_t *v = json_pack("{s:s, s:s, s:I, s:I}", "name", l->name, "path", path, "ran", (json_int_t)ran,
+                        "processes", (json_int_t)l->njobs);
+  if (failure) json_object_set_new(v, "failure", mxcts_json_text(failure));
+  free(failure);
+  return v;
+}
+
 static json_t *document(const struct lib *libs, size_t nlibs, const struct mxcts_compare_opts *o) {
   json_t *rows = json_array(), *impls = json_array();
   const struct mxcts_plan *p = &libs[0].plan;
   for (size_t si = 0; si < p->nsuites; si++)
     for (size_t c = 0; c < p->suites[si].nconfigs; c++)
       if (has_timed_rounds(&libs[0], si, c)) json_array_append_new(rows, row_json(libs, nlibs, si, c));
-  for (size_t i = 0; i < nlibs; i++)
-    json_array_append_new(impls, json_pack("{s:s, s:s}", "name", libs[i].name, "path", o->impls->v[i]));
+  for (size_t i = 0; i < nlibs; i++) json_array_append_new(impls, lib_json(&libs[i], o->impls->v[i]));
   return json_pack("{s:i, s:s, s:I, s:f, s:o, s:o}", "mxcts_compare", MXCTS_COMPARE_FORMAT,
                    "generated_by", "mxcts " PACKAGE_VERSION, "seed", (json_int_t)o->base->seed,
                    "confidence", CONFIDENCE, "impls", impls, "rows", rows);

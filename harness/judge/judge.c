@@ -104,6 +104,19 @@ static bool outcome_missing(const struct mxcts_job *job) {
   return missing;
 }
 
+/* "exited with status N", and the error its result gives (a library that
+ * cannot be loaded says why there). */
+static char *exit_detail(const struct mxcts_job *job, int code) {
+  char *path = mxcts_xasprintf("%s/result.json", job->dir);
+  struct mxcts_result r; /* zeroed when the load fails: free is safe */
+  bool said = mxcts_result_load(path, &r) == 0 && r.error && *r.error;
+  char *d = said ? mxcts_xasprintf("exited with status %d: %s", code, r.error)
+                 : mxcts_xasprintf("exited with status %d", code);
+  mxcts_result_free(&r);
+  free(path);
+  return d;
+}
+
 /* `interrupted`: the signal that stopped the run, or NULL. */
 static void classify(const struct mxcts_job *job, const char *interrupted, struct mxcts_evidence *ev) {
   struct mxcts_outcome o;
@@ -144,7 +157,7 @@ static void classify(const struct mxcts_job *job, const char *interrupted, struc
       break;
     }
     ev->cls = MXCTS_P_ERROR;
-    ev->detail = with_stderr(job, mxcts_xasprintf("exited with status %d", o.code));
+    ev->detail = with_stderr(job, exit_detail(job, o.code));
     break;
   }
   if (o.after_result && o.how != MXCTS_EXIT_SKIPPED) keep_result_of_exit(job, ev);

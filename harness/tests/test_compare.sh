@@ -35,7 +35,7 @@ echo "fake-scale 1" >"$tmp/fast.so"
 run() { $mxcts compare --probe "$fake" --lock-file none --seed 11 --rounds 8 "$@"; }
 
 echo "TAP version 13"
-echo "1..26"
+echo "1..28"
 status_is 0 "compare --help" $mxcts compare --help
 status_is 2 "one library is not a comparison" run --suites "$tmp/suites" --impl "$tmp/slow.so"
 status_is 2 "two libraries of one name" run --suites "$tmp/suites" --impl "$tmp/slow.so" \
@@ -147,5 +147,15 @@ assert {r["outcome"] for r in t["results"]} == {"unmeasured"}, t
 ' "$tmp/o7/compare.json"
 status_is 2 "'run' does not take --targets" $mxcts run --probe "$fake" --lock-file none \
     --suites "$tmp/suites" --impl "$tmp/fast.so" --out "$tmp/o6" --targets "$tmp/t-ok.json"
-[ "$n" -eq 26 ] || echo "# ran $n tests, planned 26"
+# a library that cannot be loaded: compare and run say why (the real probe)
+: >"$tmp/empty.so"
+$mxcts compare --probe "$PWD/harness/mxcts-probe" --suites "$srcdir/suites" --suite async --rounds 1 \
+    --impl "$tmp/empty.so" --impl "$tmp/fast.so" --lock-file none --out "$tmp/o8" >/dev/null 2>"$tmp/o8.err"
+rc=$?
+ok "compare of libraries that cannot be loaded exits 1, saying why" sh -c \
+    "test $rc -eq 1 && grep -q 'empty ran none of its 3 processes: cannot load .*empty.so' '$tmp/o8.err'"
+$mxcts run --probe "$PWD/harness/mxcts-probe" --suites "$srcdir/suites" --suite capi-contract \
+    --impl "$tmp/empty.so" --lock-file none --out "$tmp/o9" --no-progress >"$tmp/o9.out" 2>&1
+ok "run's verdict names why the library cannot be loaded" grep -q 'exited with status 1: cannot load' "$tmp/o9.out"
+[ "$n" -eq 28 ] || echo "# ran $n tests, planned 28"
 exit 0
