@@ -1125,6 +1125,20 @@ static int shape_is(int ndim, const int *dims, int want_ndim, const int *want) {
   return 1;
 }
 
+/* relu over a variable v whose __shape__ is `text`, its shapes inferred
+ * with `given` as v's shape (NULL: none given); the symbol is freed. */
+static int infer_shape_attr(const char *text, const int *given, int ndim, struct shapes *r) {
+  const char *k[] = {"act_type"}, *val[] = {"relu"}, *keys[] = {"v"};
+  SymbolHandle v = var("v"), s = NULL;
+  if (v && A.MXSymbolSetAttr(v, "__shape__", text) == 0)
+    s = compose("Activation", "act", 1, k, val, 1, NULL, &v);
+  uint32_t ind[2] = {0, (uint32_t)ndim};
+  int rc = s ? infer(s, given ? 1 : 0, keys, ind, given, r) : -2;
+  if (s) A.MXSymbolFree(s);
+  if (v) A.MXSymbolFree(v);
+  return rc;
+}
+
 static void test_symbols(void) {
   diag("--- symbols");
   uint32_t n = 0;
@@ -1259,6 +1273,39 @@ static void test_symbols(void) {
   ok(r.naux == 2 && r.complete == 1 && shape_is(r.aux_ndim[0], r.aux[0], 1, cshape) &&
          shape_is(r.aux_ndim[1], r.aux[1], 1, cshape),
      "aux state shapes (3,)");
+
+  /* A variable's __shape__ is read as MXNet reads a TShape, where no whole
+   * shape is given for it; text that is no shape fails the inference. */
+  int two_three[2] = {2, 3}, five[1] = {5}, seven_three[2] = {7, 3};
+  ok(infer_shape_attr("(2L, 3L)", NULL, 0, &r) == 0 && r.nin == 1 && shape_is(r.in_ndim[0], r.in[0], 2, two_three),
+     "__shape__ (2L, 3L) is (2,3)");
+  ok(infer_shape_attr(" 5", NULL, 0, &r) == 0 && r.nin == 1 && shape_is(r.in_ndim[0], r.in[0], 1, five),
+     "__shape__ 5 is (5,)");
+  ok(infer_shape_attr("[7, 3] and more", two_three, 2, &r) == 0 && r.nin == 1 &&
+         shape_is(r.in_ndim[0], r.in[0], 2, two_three),
+     "a whole shape given wins over __shape__");
+  int partial[2] = {0, 3};
+  ok(infer_shape_attr("[7, 3] and more", partial, 2, &r) == 0 && r.nin == 1 &&
+         shape_is(r.in_ndim[0], r.in[0], 2, seven_three),
+     "__shape__ [7, 3] wins over a partial (0,3) given");
+  FAILS("MXSymbolInferShapeEx with __shape__ banana", infer_shape_attr("banana", NULL, 0, &r));
+  FAILS("MXSymbolInferShapeEx with __shape__ (1e11, 1e11)", infer_shape_attr("(1e11, 1e11)", NULL, 0, &r));
+  FAILS("MXSymbolInferShapeEx with __shape__ (99999999999999999999,)",
+        infer_shape_attr("(99999999999999999999,)", NULL, 0, &r));
+  FAILS("MXSymbolInferShapeEx with __shape__ (-2,3)", infer_shape_attr("(-2,3)", NULL, 0, &r));
+  FAILS("MXSymbolInferShapeEx with __shape__ (2,3 and a partial shape given",
+        infer_shape_attr("(2,3", partial, 2, &r));
+  ok(infer_shape_attr("banana", two_three, 2, &r) == 0, "__shape__ banana is not read when (2,3) is given");
+  if (strict)
+    FAILS("MXSymbolInferShapeEx with __shape__ (100000000000, 100000000000)",
+          infer_shape_attr("(100000000000, 100000000000)", NULL, 0, &r));
+  else
+    skip("MXNet 1.9.1 returns the dimensions cut to 32 bits",
+         "MXSymbolInferShapeEx with __shape__ (100000000000, 100000000000)");
+  const char *big_k[] = {"shape"}, *big_v[] = {"(3000000000,)"};
+  SymbolHandle big = compose("_zeros", "big", 1, big_k, big_v, 0, NULL, NULL);
+  FAILS("MXSymbolInferShapeEx of _zeros((3000000000,))", big ? infer(big, 0, NULL, ind, dshape, &r) : 0);
+  if (big) A.MXSymbolFree(big);
 
   /* Frontend attribute keys (lr_mult, ...) are stored as __key__. */
   SymbolHandle attr = NULL;

@@ -404,6 +404,76 @@ START_TEST(test_partial_merge_and_conflict) {
 }
 END_TEST
 
+/* A variable's __shape__ is read as MXNet reads a TShape: None, one
+ * integer, or a tuple in () or [] of integers (an L suffix and a trailing
+ * comma allowed; text after the closing bracket ignored); -1 and 0 are
+ * unknown sizes, () an unknown shape.  Anything else fails the inference
+ * naming the variable and the text. */
+static const struct {
+  const char *text;
+  int ndim; /* -1: unknown; -2: refused */
+  int64_t dim[3];
+} shape_texts[] = {
+    {"(2,3)", 2, {2, 3}},      {"[2, 3]", 2, {2, 3}},      {"(2,3,)", 2, {2, 3}},
+    {" ( 2 , 3 ) ", 2, {2, 3}}, {"5", 1, {5}},             {"(2L,3L)", 2, {2, 3}},
+    {"(-1,3)", 2, {0, 3}},     {"(0,3)", 2, {0, 3}},       {"(+2,3)", 2, {2, 3}},
+    {"(010,)", 1, {10}},       {"(2,3) and more", 2, {2, 3}}, {"None", -1, {0}},
+    {"()", -1, {0}},           {"( )", -1, {0}},           {"(2147483647,)", 1, {2147483647}},
+    {"banana", -2, {0}},       {"(1e11, 1e11)", -2, {0}},  {"(99999999999999999999,3)", -2, {0}},
+    {"(2147483648,)", -2, {0}}, {"(-2,3)", -2, {0}},       {"(2,3", -2, {0}},
+    {"(2,,3)", -2, {0}},       {"", -2, {0}},              {"(2 3)", -2, {0}},
+    {"(2.5,3)", -2, {0}},      {"(0x10,)", -2, {0}},       {"(-,3)", -2, {0}},
+    {"(,)", -2, {0}},          {"(2;3)", -2, {0}},         {"Nonesuch", -2, {0}},
+    {"(1,2,3,4,5,6,7,8,9)", -2, {0}},
+};
+
+START_TEST(test_shape_attr_parsed_strictly) {
+  const char *text = shape_texts[_i].text;
+  mxr_symbol *x = var("x", text);
+  static const char *const k[] = {"axis"}, *const v[] = {"0"};
+  mxr_symbol *f = apply("flip", "f", 1, k, v, 1, &x);
+  struct inferred r = infer(f, 0, NULL, NULL);
+  if (shape_texts[_i].ndim == -2) {
+    ck_assert_msg(r.status == MXR_EINVAL, "'%s' was accepted", text);
+    char want[160];
+    snprintf(want, sizeof want, "the __shape__ of variable 'x' is \"%s\"", text);
+    ck_assert_msg(strstr(mxr_last_error(), want), "%s", mxr_last_error());
+  } else {
+    ck_assert_msg(r.status == 0, "'%s': %s", text, mxr_last_error());
+    assert_shape(arg_shape(&r, "x"), shape_texts[_i].ndim, shape_texts[_i].dim);
+  }
+  mxr_symbol_free(f);
+  mxr_symbol_free(x);
+}
+END_TEST
+
+/* __dtype__ is an integer as C++ streams read one (a prefix; text after
+ * it ignored, as MXNet); no integer, or one out of range, fails. */
+START_TEST(test_dtype_attr_parsed_strictly) {
+  static const struct {
+    const char *text;
+    int dtype; /* -2: refused */
+  } cases[] = {{"1", MXR_FLOAT64}, {" 0", MXR_FLOAT32}, {"6 and more", MXR_INT64}, {"-1", -1},
+               {"banana", -2},     {"", -2},           {"99999999999", -2},       {"+", -2}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    mxr_symbol *x = var("x", NULL);
+    ck_assert_int_eq(mxr_symbol_set_attr(x, "__dtype__", cases[c].text), 0);
+    int arg = 0, out = 0, aux = 0, complete;
+    int st = mxr_symbol_infer_type(x, 0, NULL, NULL, &arg, &out, &aux, &complete);
+    if (cases[c].dtype == -2) {
+      ck_assert_msg(st == MXR_EINVAL, "'%s' was accepted", cases[c].text);
+      char want[160];
+      snprintf(want, sizeof want, "the __dtype__ of variable 'x' is \"%s\"", cases[c].text);
+      ck_assert_msg(strstr(mxr_last_error(), want), "%s", mxr_last_error());
+    } else {
+      ck_assert_msg(st == 0, "'%s': %s", cases[c].text, mxr_last_error());
+      ck_assert_int_eq(arg, cases[c].dtype);
+    }
+    mxr_symbol_free(x);
+  }
+}
+END_TEST
+
 /* Concat: one input's unknown size along the axis is what the output's
  * leaves; the other dims pass between all of them. */
 START_TEST(test_partial_concat_fills_one_input) {
@@ -449,6 +519,8 @@ int main(void) {
   tcase_add_test(tc, test_partial_ones_completed_by_consumer);
   tcase_add_test(tc, test_partial_merge_and_conflict);
   tcase_add_test(tc, test_partial_concat_fills_one_input);
+  tcase_add_loop_test(tc, test_shape_attr_parsed_strictly, 0, (int)(sizeof shape_texts / sizeof shape_texts[0]));
+  tcase_add_test(tc, test_dtype_attr_parsed_strictly);
   suite_add_tcase(s, tc);
   return mxr_test_run(s);
 }

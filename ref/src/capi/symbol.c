@@ -318,6 +318,23 @@ static int return_shapes(struct capi_tls *t, int which, const struct mxr_shape *
   return 0;
 }
 
+/* A shape with a dimension above 2^31 - 1 cannot be returned in this
+ * call's int dimensions (MXNet returns it cut to 32 bits): it fails,
+ * naming the input or output. */
+static int check_int_dims(const char *fn, const char *what, const struct mxr_shape *shapes, int n,
+                          const char *const *names) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < shapes[i].ndim; k++)
+      if (shapes[i].dim[k] > INT32_MAX) {
+        char buf[160];
+        return mxr_set_error(MXR_EINVAL,
+                             "%s: the %s %s has shape %s: a dimension above 2^31 - 1 does not fit this "
+                             "call's int dimensions",
+                             fn, what, names[i], mxr_shape_str(&shapes[i], buf, sizeof buf));
+      }
+  return 0;
+}
+
 static int name_index(const char *const *names, int n, const char *name) {
   for (int i = 0; i < n; i++)
     if (strcmp(names[i], name) == 0) return i;
@@ -394,6 +411,9 @@ int MXSymbolInferShapeEx(SymbolHandle sym, uint32_t num_args, const char **keys,
   if (!st)
     st = mxr_symbol_infer_shape(s, (int)num_args, names, known, shapes, shapes + nargs, shapes + nargs + nout,
                                 &done);
+  if (!st) st = check_int_dims(fn, "argument", shapes, nargs, arg_names);
+  if (!st) st = check_int_dims(fn, "output", shapes + nargs, nout, out_names);
+  if (!st) st = check_int_dims(fn, "aux state", shapes + nargs + nout, naux, aux_names);
   if (!st) st = return_shapes(t, 0, shapes, nargs, in_shape_ndim, in_shape_data);
   if (!st) st = return_shapes(t, 1, shapes + nargs, nout, out_shape_ndim, out_shape_data);
   if (!st) st = return_shapes(t, 2, shapes + nargs + nout, naux, aux_shape_ndim, aux_shape_data);

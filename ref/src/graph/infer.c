@@ -5,6 +5,9 @@
  * may be partial (a 0 dimension is an unknown size); a shape or a dimension
  * only goes from unknown to known, so the loop ends.
  */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,24 +109,90 @@ int mxr__graph_infer_types_range(const mxr_symbol *s, int **dtypes, int from, in
 
 /* ------------------------------------------------- public shape query */
 
-/* Parse a variable's __shape__ attribute ("(2,3)" or "[2, 3]") if it has one; a 0 or
- * negative dimension is an unknown size, so "(1,0)" presets a partial shape
- * and "()" none. */
-static void preset_from_attr(const struct mxr_node *n, struct mxr_shape *slot) {
-  const char *text = mxr__node_attr(n, "__shape__");
-  if (!text) return;
-  const char *p = strpbrk(text, "([");
-  if (!p) return;
-  struct mxr_shape s = {0, {0}};
-  for (p++; *p && *p != ')' && *p != ']' && s.ndim < MXR_MAX_NDIM;) {
-    char *end;
-    long long v = strtoll(p, &end, 10);
-    if (end == p) break;
-    s.dim[s.ndim++] = v > 0 ? v : 0;
-    p = end;
-    while (*p == ',' || *p == ' ') p++;
+/* An integer as a C++ stream reads one (MXNet parses its attributes so):
+ * spaces, an optional sign, decimal digits.  False when there are no
+ * digits or the value overflows int64. */
+static bool read_integer(const char **p, int64_t *v) {
+  const char *s = *p;
+  while (isspace((unsigned char)*s)) s++;
+  int sign = *s == '+' || *s == '-';
+  if (!isdigit((unsigned char)s[sign])) return false;
+  errno = 0;
+  char *end;
+  long long x = strtoll(s, &end, 10);
+  if (errno == ERANGE) return false;
+  *v = x;
+  *p = end;
+  return true;
+}
+
+static const char *skip_spaces(const char *p) {
+  while (isspace((unsigned char)*p)) p++;
+  return p;
+}
+
+/* The integers of a tuple after its opening bracket, as MXNet's Tuple
+ * reads them: each may end in L; a comma before the closing bracket is
+ * allowed.  -1: not a tuple; -2: more dimensions than MXR_MAX_NDIM. */
+static int read_tuple(const char *p, struct mxr_shape *s) {
+  p = skip_spaces(p);
+  s->ndim = 0;
+  if (*p == ')' || *p == ']') return 0;
+  for (;;) {
+    int64_t v;
+    if (!read_integer(&p, &v)) return -1;
+    if (s->ndim == MXR_MAX_NDIM) return -2;
+    s->dim[s->ndim++] = v;
+    p = skip_spaces(p);
+    if (*p == 'L') p++;
+    if (*p == ')' || *p == ']') return 0;
+    if (*p != ',') return -1;
+    p = skip_spaces(p + 1);
+    if (*p == ')' || *p == ']') return 0;
   }
-  if (s.ndim > 0) *slot = s;
+}
+
+/* MXNet's TShape text: "None" (ndim -1), one integer (one dimension), or a
+ * tuple in () or []; what follows is ignored, as MXNet does. */
+static int read_tshape(const char *text, struct mxr_shape *s) {
+  const char *p = skip_spaces(text);
+  int64_t v;
+  if (isdigit((unsigned char)*p) || *p == '-') {
+    if (!read_integer(&p, &v)) return -1;
+    *s = (struct mxr_shape){1, {v}};
+    return 0;
+  }
+  if (strncmp(p, "None", 4) == 0 && (!p[4] || isspace((unsigned char)p[4]))) {
+    s->ndim = -1;
+    return 0;
+  }
+  return *p == '(' || *p == '[' ? read_tuple(p + 1, s) : -1;
+}
+
+/* A variable's __shape__ as a partial shape: -1 and 0 are unknown sizes
+ * (MXNet's legacy shapes), and "()" or "None" an unknown shape (ndim -1).
+ * Text MXNet would not read as a shape, a size below -1, or one of 2^31
+ * or more fails naming the variable and the text. */
+static int shape_attr(const struct mxr_node *n, const char *text, struct mxr_shape *out) {
+  struct mxr_shape s;
+  int st = read_tshape(text, &s);
+  if (st == -2)
+    return mxr_set_error(MXR_EINVAL,
+                         "infer_shape: the __shape__ of variable '%s' is \"%s\": more than %d dimensions, "
+                         "the most libmxref supports",
+                         n->name, text, MXR_MAX_NDIM);
+  for (int d = 0; !st && d < s.ndim; d++) {
+    if (s.dim[d] < -1 || s.dim[d] > INT32_MAX) st = -1;
+    else if (s.dim[d] < 0) s.dim[d] = 0;
+  }
+  if (st)
+    return mxr_set_error(MXR_EINVAL,
+                         "infer_shape: the __shape__ of variable '%s' is \"%s\", not a shape: a tuple of "
+                         "integers from -1 (unknown) to 2^31 - 1, such as (2,3) or [2, 3]",
+                         n->name, text);
+  if (s.ndim == 0) s.ndim = -1;
+  *out = s;
+  return 0;
 }
 
 static struct mxr_shape **alloc_shapes(const mxr_symbol *s) {
@@ -147,10 +216,10 @@ static void free_shapes(const mxr_symbol *s, struct mxr_shape **shapes) {
   free(shapes);
 }
 
+/* Given shapes first; then, as MXNet, a variable whose shape is not given
+ * whole takes its __shape__ instead when that has a rank. */
 static int preset_known(const mxr_symbol *s, struct mxr_shape **shapes, int num_known,
                         const char *const *names, const struct mxr_shape *known) {
-  for (int i = 0; i < s->num_nodes; i++)
-    if (mxr__node_is_var(&s->nodes[i])) preset_from_attr(&s->nodes[i], &shapes[i][0]);
   for (int k = 0; k < num_known; k++) {
     bool found = false;
     for (int i = 0; i < s->num_nodes && !found; i++)
@@ -159,6 +228,14 @@ static int preset_known(const mxr_symbol *s, struct mxr_shape **shapes, int num_
         found = true;
       }
     if (!found) return mxr_set_error(MXR_EINVAL, "infer_shape: the symbol has no argument named '%s'", names[k]);
+  }
+  for (int i = 0; i < s->num_nodes; i++) {
+    const char *text = mxr__node_is_var(&s->nodes[i]) ? mxr__node_attr(&s->nodes[i], "__shape__") : NULL;
+    if (!text || mxr__shape_complete(&shapes[i][0])) continue;
+    struct mxr_shape attr;
+    int st = shape_attr(&s->nodes[i], text, &attr);
+    if (st) return st;
+    if (attr.ndim >= 0) shapes[i][0] = attr;
   }
   return 0;
 }
@@ -217,13 +294,20 @@ static void free_types(const mxr_symbol *s, int **types) {
   free(types);
 }
 
-/* A variable's __dtype__ attribute (MXNet's dtype code) presets its type. */
+/* A variable's __dtype__ (MXNet's dtype code, read as an int the way a
+ * C++ stream reads one) presets its type where none is given. */
+static int dtype_attr(const struct mxr_node *n, const char *text, int *out) {
+  const char *p = text;
+  int64_t v;
+  if (!read_integer(&p, &v) || v < INT_MIN || v > INT_MAX)
+    return mxr_set_error(MXR_EINVAL, "infer_type: the __dtype__ of variable '%s' is \"%s\", not a dtype code",
+                         n->name, text);
+  *out = (int)v;
+  return 0;
+}
+
 static int preset_types(const mxr_symbol *s, int **types, int num_known, const char *const *names,
                         const int *known) {
-  for (int i = 0; i < s->num_nodes; i++) {
-    const char *text = mxr__node_is_var(&s->nodes[i]) ? mxr__node_attr(&s->nodes[i], "__dtype__") : NULL;
-    if (text) types[i][0] = atoi(text);
-  }
   for (int k = 0; k < num_known; k++) {
     bool found = false;
     for (int i = 0; i < s->num_nodes && !found; i++)
@@ -232,6 +316,11 @@ static int preset_types(const mxr_symbol *s, int **types, int num_known, const c
         found = true;
       }
     if (!found) return mxr_set_error(MXR_EINVAL, "infer_type: the symbol has no argument named '%s'", names[k]);
+  }
+  for (int i = 0; i < s->num_nodes; i++) {
+    const char *text = mxr__node_is_var(&s->nodes[i]) ? mxr__node_attr(&s->nodes[i], "__dtype__") : NULL;
+    int st = text && types[i][0] < 0 ? dtype_attr(&s->nodes[i], text, &types[i][0]) : 0;
+    if (st) return st;
   }
   return 0;
 }
