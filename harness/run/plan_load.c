@@ -156,6 +156,33 @@ static int load_jobs(const struct mxcts_jloc *top, json_t *doc, struct mxcts_pla
   return 0;
 }
 
+/* `s` with the prefix `from` (a whole path component) replaced by `to`. */
+static void rebase_string(char **s, const char *from, const char *to) {
+  size_t n = strlen(from);
+  if (strncmp(*s, from, n) != 0 || ((*s)[n] != '/' && (*s)[n] != '\0')) return;
+  char *moved = mxcts_xasprintf("%s%s", to, *s + n);
+  free(*s);
+  *s = moved;
+}
+
+/* A results folder that was moved or copied: the plan's paths inside the
+ * old folder (out, the jobs' directories and probe arguments) are made to
+ * point into the folder plan.json is in. */
+static void rebase_out(struct mxcts_plan *p, const char *plan_path) {
+  char *abs = mxcts_abspath(plan_path), *slash = strrchr(abs, '/');
+  if (slash) *slash = '\0';
+  if (slash && strcmp(abs, p->opt.out) != 0) {
+    char *from = mxcts_xstrdup(p->opt.out);
+    for (size_t i = 0; i < p->njobs; i++) {
+      rebase_string(&p->jobs[i].dir, from, abs);
+      for (size_t k = 0; k < p->jobs[i].argv.n; k++) rebase_string(&p->jobs[i].argv.v[k], from, abs);
+    }
+    rebase_string(&p->opt.out, from, abs);
+    free(from);
+  }
+  free(abs);
+}
+
 int mxcts_plan_load(const char *path, struct mxcts_plan *out) {
   json_t *doc;
   memset(out, 0, sizeof *out);
@@ -170,6 +197,7 @@ int mxcts_plan_load(const char *path, struct mxcts_plan *out) {
   if (!rc) rc = load_options(&top, doc, &out->opt);
   if (!rc) rc = load_suites(&top, doc, out);
   if (!rc) rc = load_jobs(&top, doc, out);
+  if (!rc) rebase_out(out, path);
   json_decref(doc);
   if (rc) mxcts_plan_free(out);
   return rc;

@@ -336,6 +336,9 @@ int mxcts_plan_build(const struct mxcts_options *opt, struct mxcts_plan *out);
  * suite without rounds). */
 int mxcts_plan_rounds_run(const struct mxcts_plan *p, size_t suite);
 
+/* Read a plan.json written by mxcts_plan_write.  When the folder it is in is
+ * not the plan's OUT (the results were moved or copied), the paths inside
+ * OUT are taken to be inside that folder. */
 int mxcts_plan_load(const char *path, struct mxcts_plan *out);
 void mxcts_plan_free(struct mxcts_plan *p);
 

@@ -36,7 +36,7 @@ sed -e 's/"FAKE_ID": "s",/"FAKE_ID": "s", "FAKE_BUSY_P": "1",/' -e 's/"cli"/"bus
     "$tmp/suites/cli.json" >"$tmp/busy/busy.json"
 
 echo "TAP version 13"
-plan=58
+plan=59
 echo "1..$plan"
 status_is 0 "mxcts --help" $mxcts --help
 for c in run plan exec judge list report; do
@@ -145,5 +145,9 @@ $mxcts run --suites "$tmp/esc" --probe "$fake" --impl "$fake" --out "$tmp/o-esc"
 ok "an implementation's control characters reach neither the terminal nor the HTML raw" sh -c \
     "! grep -q \"\$(printf '\\033')\" '$tmp/esc.out' '$tmp/esc.html' && grep -q 'bad\\\\x1b\\[2J' '$tmp/esc.out'"
 ok "  ...and its long message is kept whole" grep -q "$long END" "$tmp/o-esc/results.json"
+cp -r "$tmp/o1" "$tmp/o1-moved"
+mv "$tmp/o1" "$tmp/o1-gone"
+status_is 0 "judge of a moved results folder reads the moved folder's files" $mxcts judge --out "$tmp/o1-moved"
+mv "$tmp/o1-gone" "$tmp/o1"
 [ "$n" -eq "$plan" ] || echo "# ran $n tests, planned $plan"
 exit 0
