@@ -279,6 +279,119 @@ START_TEST(test_bind_errors) {
 }
 END_TEST
 
+static mxr_ndarray *array_of(mxr_engine *eng, int ndim, const int64_t *shape, int dtype) {
+  mxr_ndarray *a;
+  ck_assert_int_eq(mxr_ndarray_create(eng, shape, ndim, mxr_cpu(0), dtype, 0, &a), 0);
+  return a;
+}
+
+static mxr_symbol *from_json(const char *json) {
+  mxr_symbol *s;
+  ck_assert_msg(mxr_symbol_from_json(json, &s) == 0, "%s", mxr_last_error());
+  return s;
+}
+
+/* Kernels read and write bound arrays as the graph's shapes and dtypes say,
+ * so every array must be what inference makes of it: a gradient array of
+ * another dtype is refused naming it, both shapes and both dtypes (a
+ * float32 kernel would write past a float16 array's end). */
+START_TEST(test_bind_refuses_gradient_of_other_dtype) {
+  mxr_engine *eng = tu_engine(4);
+  struct mxr_exec_opts o = {.engine = eng};
+  mxr_executor *ex = NULL;
+  const int64_t len[] = {LEN};
+  mxr_symbol *chain = tu_flip_chain(2);
+  mxr_ndarray *X = vector(eng, NULL);
+  int req = MXR_GRAD_WRITE;
+  for (int dt = MXR_FLOAT64; dt <= MXR_FLOAT16; dt++) {
+    mxr_ndarray *G = array_of(eng, 1, len, dt);
+    ck_assert_int_eq(mxr_executor_bind(chain, mxr_cpu(0), 1, &X, &G, &req, 0, NULL, &o, &ex), MXR_EINVAL);
+    char want[160];
+    snprintf(want, sizeof want, "the gradient array of 'X' has shape (10,) and dtype %s, its gradient (10,) and float32",
+             mxr_dtype_name(dt));
+    ck_assert_msg(strstr(mxr_last_error(), want), "%s", mxr_last_error());
+    mxr_ndarray_free(G);
+  }
+  ck_assert_ptr_null(ex);
+  mxr_ndarray_free(X);
+  mxr_symbol_free(chain);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+/* An argument or aux state with a 0 (unknown) dimension that inference
+ * fills from the rest of the graph holds fewer elements than its kernels
+ * read: refused naming it and both shapes. */
+START_TEST(test_bind_refuses_filled_zero_dimension) {
+  mxr_engine *eng = tu_engine(4);
+  struct mxr_exec_opts o = {.engine = eng};
+  mxr_executor *ex = NULL;
+  const int64_t rows0[] = {0, 3}, two_three[] = {2, 3}, three[] = {3}, none[] = {0};
+  mxr_symbol *add = from_json(
+      "{\"nodes\":[{\"op\":\"null\",\"name\":\"x\",\"inputs\":[]},{\"op\":\"null\",\"name\":\"w\",\"inputs\":[]},"
+      "{\"op\":\"elemwise_add\",\"name\":\"add\",\"inputs\":[[0,0,0],[1,0,0]]}],\"arg_nodes\":[0,1],"
+      "\"heads\":[[2,0,0]]}");
+  mxr_ndarray *xw[2] = {array_of(eng, 2, rows0, MXR_FLOAT32), array_of(eng, 2, two_three, MXR_FLOAT32)};
+  ck_assert_int_eq(mxr_executor_bind(add, mxr_cpu(0), 2, xw, NULL, NULL, 0, NULL, &o, &ex), MXR_EINVAL);
+  ck_assert_msg(strstr(mxr_last_error(), "bind: argument 'x' has shape (0,3) and dtype float32, the graph infers "
+                                         "(2,3) and float32"),
+                "%s", mxr_last_error());
+  mxr_symbol *bn = from_json(
+      "{\"nodes\":[{\"op\":\"null\",\"name\":\"d\",\"inputs\":[]},{\"op\":\"null\",\"name\":\"g\",\"inputs\":[]},"
+      "{\"op\":\"null\",\"name\":\"b\",\"inputs\":[]},{\"op\":\"null\",\"name\":\"mm\",\"inputs\":[]},"
+      "{\"op\":\"null\",\"name\":\"mv\",\"inputs\":[]},{\"op\":\"BatchNorm\",\"name\":\"bn\","
+      "\"inputs\":[[0,0,0],[1,0,0],[2,0,0],[3,0,0],[4,0,0]]}],\"arg_nodes\":[0,1,2,3,4],\"heads\":[[5,0,0]]}");
+  mxr_ndarray *bn_args[3] = {array_of(eng, 2, two_three, MXR_FLOAT32), array_of(eng, 1, three, MXR_FLOAT32),
+                             array_of(eng, 1, three, MXR_FLOAT32)};
+  mxr_ndarray *bn_aux[2] = {array_of(eng, 1, none, MXR_FLOAT32), array_of(eng, 1, three, MXR_FLOAT32)};
+  ck_assert_int_eq(mxr_executor_bind(bn, mxr_cpu(0), 3, bn_args, NULL, NULL, 2, bn_aux, &o, &ex), MXR_EINVAL);
+  ck_assert_msg(strstr(mxr_last_error(), "bind: aux state 'mm' has shape (0,) and dtype float32, the graph "
+                                         "infers (3,) and float32"),
+                "%s", mxr_last_error());
+  ck_assert_ptr_null(ex);
+  mxr_ndarray *all[] = {xw[0], xw[1], bn_args[0], bn_args[1], bn_args[2], bn_aux[0], bn_aux[1]};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) mxr_ndarray_free(all[i]);
+  mxr_symbol_free(add);
+  mxr_symbol_free(bn);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
+/* A variable's __shape__ is a hint for inference where no shape is known,
+ * as in MXNet (whose bind takes the arrays' shapes): (7,), or text that is
+ * no shape, does not stop a (10,) array from being bound. */
+START_TEST(test_bind_shape_hint_yields_to_array) {
+  mxr_engine *eng = tu_engine(4);
+  struct mxr_exec_opts o = {.engine = eng};
+  mxr_ndarray *X = vector(eng, NULL);
+  const char *hints[] = {"(7,)", "banana"}, *k[] = {"axis"}, *v[] = {"0"};
+  const mxr_op *flip;
+  ck_assert_int_eq(mxr_op_find("flip", &flip), 0);
+  mxr_op_params *p;
+  ck_assert_int_eq(mxr_op_params_parse(flip, 1, k, v, &p), 0);
+  for (int h = 0; h < 2; h++) {
+    mxr_symbol *x, *f;
+    ck_assert_int_eq(mxr_symbol_variable("X", &x), 0);
+    ck_assert_int_eq(mxr_symbol_set_attr(x, "__shape__", hints[h]), 0);
+    ck_assert_int_eq(mxr_symbol_atomic(flip, p, &f), 0);
+    ck_assert_int_eq(mxr_symbol_compose(f, "f", 1, NULL, &x), 0);
+    mxr_executor *ex;
+    ck_assert_msg(mxr_executor_bind(f, mxr_cpu(0), 1, &X, NULL, NULL, 0, NULL, &o, &ex) == 0, "%s", mxr_last_error());
+    int n;
+    mxr_ndarray *const *outs;
+    ck_assert_int_eq(mxr_executor_outputs(ex, &n, &outs), 0);
+    ck_assert_int_eq(mxr_ndarray_ndim(outs[0]), 1);
+    ck_assert_int_eq(mxr_ndarray_shape(outs[0])[0], LEN);
+    mxr_executor_free(ex);
+    mxr_symbol_free(f);
+    mxr_symbol_free(x);
+  }
+  mxr_op_params_free(p);
+  mxr_ndarray_free(X);
+  ck_assert_int_eq(mxr_engine_free(eng), 0);
+}
+END_TEST
+
 START_TEST(test_free_with_pending_work) {
   mxr_engine *eng = tu_engine(5);
   mxr_symbol *sym = tu_flip_chain(50);
@@ -499,6 +612,9 @@ int main(void) {
   tcase_add_test(tc, test_inference_is_one_segment);
   tcase_add_test(tc, test_grad_req_add_accumulates);
   tcase_add_test(tc, test_bind_errors);
+  tcase_add_test(tc, test_bind_refuses_gradient_of_other_dtype);
+  tcase_add_test(tc, test_bind_refuses_filled_zero_dimension);
+  tcase_add_test(tc, test_bind_shape_hint_yields_to_array);
   tcase_add_test(tc, test_free_with_pending_work);
   tcase_add_test(tc, test_gradient_through_scalar_op);
   tcase_add_test(tc, test_memory_plan_reuses_arrays);

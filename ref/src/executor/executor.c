@@ -336,16 +336,34 @@ static int plan_memory(struct mxr_executor *e, const struct plan_info *pi) {
   return rc;
 }
 
-/* A gradient array holds as many elements as the gradient it receives
- * (MXNet 1.9.1 copies the gradient into it and refuses other sizes; the
- * kernels here write it directly, so a smaller one would be overrun). */
-static int check_grad_size(const mxr_symbol *g, const struct plan_info *pi, const struct mxr_entry *ge, int arg_node,
-                           mxr_ndarray *grad) {
-  const struct mxr_shape want = pi->shapes[ge->node][ge->index], got = array_shape(grad);
-  if (mxr_shape_size(&want) == mxr_shape_size(&got)) return 0;
+static const char *dtype_str(int dtype) { return mxr_dtype_name(dtype) ? mxr_dtype_name(dtype) : "unknown"; }
+
+/* Kernels read and write bound arrays directly, as the inferred shapes and
+ * dtypes say.  An argument or aux state has exactly its inferred shape
+ * (one with a 0 dimension that inference filled would be read past its
+ * end) and dtype. */
+static int check_bound(const struct plan_info *pi, int node, mxr_ndarray *arr, const char *what, const char *name) {
+  const struct mxr_shape want = pi->shapes[node][0], got = array_shape(arr);
+  int want_dt = pi->dtypes[node][0], got_dt = mxr_ndarray_dtype(arr);
+  if (mxr_shape_equal(&want, &got) && want_dt == got_dt) return 0;
   char w[96], h[96];
-  return mxr_set_error(MXR_EINVAL, "bind: the gradient array of '%s' has shape %s, its gradient %s",
-                       g->nodes[arg_node].name, mxr_shape_str(&got, h, sizeof h), mxr_shape_str(&want, w, sizeof w));
+  return mxr_set_error(MXR_EINVAL, "bind: %s '%s' has shape %s and dtype %s, the graph infers %s and %s", what,
+                       name, mxr_shape_str(&got, h, sizeof h), dtype_str(got_dt), mxr_shape_str(&want, w, sizeof w),
+                       dtype_str(want_dt));
+}
+
+/* A gradient array has the dtype and the number of elements of the
+ * gradient it receives, in any shape (MXNet 1.9.1 writes it flat; it
+ * refuses other sizes where it copies the gradient in, and writes past
+ * the end of a smaller array elsewhere). */
+static int check_grad(const struct plan_info *pi, const struct mxr_entry *ge, mxr_ndarray *grad, const char *name) {
+  const struct mxr_shape want = pi->shapes[ge->node][ge->index], got = array_shape(grad);
+  int want_dt = pi->dtypes[ge->node][ge->index], got_dt = mxr_ndarray_dtype(grad);
+  if (mxr_shape_size(&want) == mxr_shape_size(&got) && want_dt == got_dt) return 0;
+  char w[96], h[96];
+  return mxr_set_error(MXR_EINVAL, "bind: the gradient array of '%s' has shape %s and dtype %s, its gradient %s and %s",
+                       name, mxr_shape_str(&got, h, sizeof h), dtype_str(got_dt), mxr_shape_str(&want, w, sizeof w),
+                       dtype_str(want_dt));
 }
 
 /* Place every value in an array: bound arrays for arguments, aux states and
@@ -363,14 +381,21 @@ static int make_values(struct mxr_executor *e, mxr_ndarray *const *args, mxr_nda
   e->owned = calloc((size_t)e->num_values + 1, sizeof *e->owned);
   if (!e->values || !e->owned) return oom();
   for (int a = 0; a < e->fg.num_args; a++) {
+    const char *name = g->nodes[e->fg.arg_nodes[a]].name;
+    int rc = check_bound(pi, e->fg.arg_nodes[a], args[a], "argument", name);
+    if (rc) return rc;
     e->values[e->row[e->fg.arg_nodes[a]]] = mxr_ndarray_retain(args[a]);
     if (e->fg.arg_grads && e->fg.arg_grads[a].node >= 0) {
-      int rc = check_grad_size(g, pi, &e->fg.arg_grads[a], e->fg.arg_nodes[a], grads[a]);
+      rc = check_grad(pi, &e->fg.arg_grads[a], grads[a], name);
       if (rc) return rc;
       e->values[e->row[e->fg.arg_grads[a].node] + e->fg.arg_grads[a].index] = mxr_ndarray_retain(grads[a]);
     }
   }
-  for (int a = 0; a < e->fg.num_aux; a++) e->values[e->row[e->fg.aux_nodes[a]]] = mxr_ndarray_retain(aux[a]);
+  for (int a = 0; a < e->fg.num_aux; a++) {
+    int rc = check_bound(pi, e->fg.aux_nodes[a], aux[a], "aux state", g->nodes[e->fg.aux_nodes[a]].name);
+    if (rc) return rc;
+    e->values[e->row[e->fg.aux_nodes[a]]] = mxr_ndarray_retain(aux[a]);
+  }
   return plan_memory(e, pi);
 }
 
