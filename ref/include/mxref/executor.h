@@ -69,9 +69,14 @@ enum mxr_grad_req { MXR_GRAD_NULL = 0, MXR_GRAD_WRITE = 1, MXR_GRAD_ADD = 3 };
 /* Bind `sym` on `ctx`.  args[i] holds argument i (list_arguments order);
  * arg_grads[i] receives its gradient when grad_req[i] is WRITE or ADD (it
  * may be NULL when grad_req[i] is NULL; grad_req NULL means all NULL);
- * aux[i] holds aux state i.  Shapes come from the arrays; a mismatch with
- * what the graph infers fails with a message naming the node.  `opts` NULL
- * means mxr_exec_opts_from_config(). */
+ * aux[i] holds aux state i.  Shapes and dtypes come from the arrays (a
+ * variable's __shape__ is a hint the array overrides, as in MXNet); a
+ * mismatch with what the graph infers fails with a message naming the
+ * node.  Kernels use the arrays directly, so an argument or aux state must
+ * have exactly its inferred shape and dtype (one whose 0 dimension
+ * inference fills is refused) and a gradient array the dtype and number
+ * of elements of its gradient; a refusal names the array and both shapes
+ * and dtypes.  `opts` NULL means mxr_exec_opts_from_config(). */
 int mxr_executor_bind(const mxr_symbol *sym, struct mxr_context ctx, int num_args,
                       mxr_ndarray *const *args, mxr_ndarray *const *arg_grads,
                       const int *grad_req, int num_aux, mxr_ndarray *const *aux,

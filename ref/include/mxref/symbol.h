@@ -74,14 +74,21 @@ int mxr_symbol_list_inputs(const mxr_symbol *sym, int *num, const char *const **
  * arrays (sized by the list_* counts; ndim -1 where still unknown, 0 in
  * dimensions still unknown) and *complete = 1 when every shape is known
  * whole.  A contradiction (a rank, or a size known on both sides, that
- * differs) fails with MXR_EINVAL naming the node. */
+ * differs) fails with MXR_EINVAL naming the node.  A variable's __shape__
+ * is read where no whole shape is given for it (replacing a partial one,
+ * as MXNet does), as MXNet reads a TShape: "None", one integer, or a tuple
+ * in () or [] of integers from -1 (unknown, as 0) to 2^31 - 1, an L suffix
+ * and a trailing comma allowed, text after it ignored; "()" is an unknown
+ * shape.  Other text fails naming the variable and the text. */
 int mxr_symbol_infer_shape(const mxr_symbol *sym, int num_known, const char *const *names,
                            const struct mxr_shape *shapes, struct mxr_shape *arg_shapes,
                            struct mxr_shape *out_shapes, struct mxr_shape *aux_shapes,
                            int *complete);
 
 /* Type inference, as shape inference: known dtypes by argument name (and
- * variables' __dtype__ attributes); -1 where still unknown. */
+ * variables' __dtype__ attributes, read where none is given as an int the
+ * way a C++ stream reads one: other text fails naming the variable); -1
+ * where still unknown. */
 int mxr_symbol_infer_type(const mxr_symbol *sym, int num_known, const char *const *names,
                           const int *known, int *arg_types, int *out_types, int *aux_types,
                           int *complete);
