@@ -62,11 +62,25 @@ static char *with_stderr(const struct mxcts_job *job, char *msg) {
   return r;
 }
 
+/* The seed a result says it ran with, which must be its job's: a result
+ * another run (or another job) left behind is never judged as this one's. */
+static bool seed_matches(const struct mxcts_job *job, const struct mxcts_result *r) {
+  json_t *seed = json_object_get(r->root, "seed");
+  return json_is_integer(seed) && json_integer_value(seed) == (json_int_t)job->seed;
+}
+
 static void classify_exit0(const struct mxcts_job *job, struct mxcts_evidence *ev) {
   char *path = mxcts_xasprintf("%s/result.json", job->dir);
   if (mxcts_result_load(path, &ev->result)) {
     ev->cls = MXCTS_P_ERROR;
     ev->detail = mxcts_xasprintf("malformed or missing result: %s", mxcts_last_error());
+  } else if (!seed_matches(job, &ev->result)) {
+    ev->cls = MXCTS_P_ERROR;
+    char *seed = mxcts_json_brief(json_object_get(ev->result.root, "seed"));
+    ev->detail = mxcts_xasprintf("%s is not this job's: its seed is %s, the job's %ld (another run "
+                                 "wrote it)", path, seed, job->seed);
+    free(seed);
+    mxcts_result_free(&ev->result);
   } else {
     ev->has_result = true;
     if (!strcmp(ev->result.status, "unsupported")) {

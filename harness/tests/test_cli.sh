@@ -36,7 +36,7 @@ sed -e 's/"FAKE_ID": "s",/"FAKE_ID": "s", "FAKE_BUSY_P": "1",/' -e 's/"cli"/"bus
     "$tmp/suites/cli.json" >"$tmp/busy/busy.json"
 
 echo "TAP version 13"
-plan=59
+plan=60
 echo "1..$plan"
 status_is 0 "mxcts --help" $mxcts --help
 for c in run plan exec judge list report; do
@@ -149,5 +149,9 @@ cp -r "$tmp/o1" "$tmp/o1-moved"
 mv "$tmp/o1" "$tmp/o1-gone"
 status_is 0 "judge of a moved results folder reads the moved folder's files" $mxcts judge --out "$tmp/o1-moved"
 mv "$tmp/o1-gone" "$tmp/o1"
+cp -r "$tmp/o1" "$tmp/o1-mixed"
+cp "$tmp/o1-mixed/cli/slow/r001/result.json" "$tmp/o1-mixed/cli/slow/r002/result.json"
+ok "a result another job wrote (its seed) is refused, not judged" sh -c \
+    "$mxcts judge --out '$tmp/o1-mixed' 2>&1 | grep -q 'r002/result.json is not this job.s: its seed is'"
 [ "$n" -eq "$plan" ] || echo "# ran $n tests, planned $plan"
 exit 0
