@@ -8,6 +8,7 @@
 #   symbol_json  the symbol JSON loader (ref/tests/fuzz_symbol_json.c)
 #   suite        suite files and expectation files (harness/tests/fuzz_suite.c)
 #   result       probe result files and profiler traces (harness/tests/fuzz_result.c)
+#   plan         plan files, as judge, exec and run --resume read them (harness/tests/fuzz_plan.c)
 #
 # SECONDS (default 60) is the fuzzing time.  The libraries are built once in
 # their own configured tree, $FUZZ_BUILD (default _build-fuzz), with coverage
@@ -24,7 +25,7 @@ target=symbol_json
 seconds=60
 merge=no
 usage() {
-  echo "usage: $0 [--target symbol_json|suite|result] [SECONDS] [--merge] [-- LIBFUZZER-OPTIONS...]" >&2
+  echo "usage: $0 [--target symbol_json|suite|result|plan] [SECONDS] [--merge] [-- LIBFUZZER-OPTIONS...]" >&2
   exit 2
 }
 while [ $# -gt 0 ]; do
@@ -53,6 +54,11 @@ case $target in
     sources="harness/tests/fuzz_result.c harness/probe/probe_trace.c"
     libs="harness/libmxcts.la"
     seeds=$top/harness/tests/corpus/result
+    dict=$top/harness/tests/data/fuzz_harness.dict ;;
+  plan)
+    sources="harness/tests/fuzz_plan.c"
+    libs="harness/libmxcts.la"
+    seeds=$top/harness/tests/corpus/plan
     dict=$top/harness/tests/data/fuzz_harness.dict ;;
   *) echo "$0: unknown target '$target'" >&2; usage ;;
 esac

@@ -62,11 +62,13 @@ static int load_suite(const struct mxcts_jloc *at, json_t *v, struct mxcts_plan 
   if (!rc) rc = mxcts_jget_typed(at, v, "doc", true, JSON_OBJECT, &doc);
   if (!rc && !json_is_null(json_object_get(v, "skip")))
     rc = mxcts_jget_string(at, v, "skip", false, &skip);
-  if (!rc) rc = mxcts_suite_parse(doc, file, false, &p->suites[i]);
+  if (!rc && (rc = mxcts_suite_parse(doc, file, false, &p->suites[i])) != 0)
+    mxcts_prefix_error(rc, "%s: %s.doc", at->file, at->path); /* the plan's copy is what is wrong */
   if (!rc) p->nsuites = i + 1;
   if (!rc && p->opt.rounds) rc = mxcts_suite_set_rounds(&p->suites[i], p->opt.rounds);
   if (!rc) mxcts_suite_set_depth(&p->suites[i], p->opt.depth != NULL);
-  p->skip_reason[i] = skip;
+  if (p->nsuites == i + 1) p->skip_reason[i] = skip; /* freed with the plan */
+  else free(skip);
   free(file);
   return rc;
 }

@@ -182,7 +182,7 @@ EXTRA_DIST += build-aux/check-mutants.sh build-aux/check-mutants-generated.sh bu
 	harness/tests/mutants
 
 # libFuzzer targets of the harness parsers (build-aux/run_fuzz.sh, `make fuzz`).
-EXTRA_DIST += harness/tests/fuzz_suite.c harness/tests/fuzz_result.c \
+EXTRA_DIST += harness/tests/fuzz_suite.c harness/tests/fuzz_result.c harness/tests/fuzz_plan.c \
 	harness/tests/corpus harness/tests/data/fuzz_harness.dict
 
 # The conformance suites against libmxref.so, as one TAP test.  It times

@@ -929,6 +929,31 @@ START_TEST(test_full_depth_assertions_skip_in_a_quick_run) {
 }
 END_TEST
 
+/* A plan whose copy of a suite is broken: the message names plan.json (the
+ * suite's own file may be fine). */
+START_TEST(test_plan_with_a_broken_suite_copy) {
+  char *dir = hu_tmpdir();
+  free(write_ordered(dir, &clear));
+  struct mxcts_options o;
+  hu_options(&o, dir, 78);
+  struct mxcts_plan p, q;
+  ck_assert_int_eq(mxcts_plan_build(&o, &p), 0);
+  mxcts_options_free(&o);
+  ck_assert_int_eq(mxcts_plan_write(&p), 0);
+  char *path = mxcts_xasprintf("%s/out/plan.json", dir);
+  json_t *doc = json_load_file(path, 0, NULL);
+  json_t *suite_doc = json_object_get(json_array_get(json_object_get(doc, "suites"), 0), "doc");
+  json_object_set_new(suite_doc, "assertions", json_array());
+  ck_assert_int_eq(json_dump_file(doc, path, 0), 0);
+  json_decref(doc);
+  ck_assert_int_lt(mxcts_plan_load(path, &q), 0);
+  ck_assert_msg(strstr(mxcts_last_error(), "plan.json: suites[0].doc"), "%s", mxcts_last_error());
+  free(path);
+  mxcts_plan_free(&p);
+  hu_cleanup(dir);
+}
+END_TEST
+
 /* plan.json round trip, and judging a plan whose jobs never ran. */
 START_TEST(test_plan_round_trip_and_missing_outcomes) {
   char *dir = hu_tmpdir();
@@ -995,6 +1020,7 @@ int main(void) {
   tcase_add_test(tc, test_plan_order_is_seeded_and_interleaved);
   tcase_add_test(tc, test_plan_round_trip_and_missing_outcomes);
   tcase_add_test(tc, test_full_depth_assertions_skip_in_a_quick_run);
+  tcase_add_test(tc, test_plan_with_a_broken_suite_copy);
   tcase_add_test(tc, test_gpu_suite_needs_a_gpu);
   tcase_add_test(tc, test_contended_rounds_are_left_out);
   suite_add_tcase(s, tc);
