@@ -25,7 +25,9 @@
 #
 # Per release and part it prints the wall time and mxcts' summary line;
 # then `mxcts report --matrix` renders every results file into OUT/matrix.md
-# (Markdown, the README's table) and OUT/matrix.html.
+# (Markdown, the README's table) and OUT/matrix.html, and `mxcts report
+# --diff` of each release against the previous one (each part) goes into
+# OUT/changes.md: what changed since the previous release.
 # Exit status: 0 when every run passed (an inconclusive ordering included),
 # 77 when no release could be fetched (no pip, the index unreachable), 1
 # when a run failed or a wheel could not be unpacked, 2 on a usage error.
@@ -135,4 +137,19 @@ if [ ${#results[@]} -gt 0 ]; then
     "$mxcts" report --matrix --markdown "$out/matrix.md" --html "$out/matrix.html" "${results[@]}" || failed=1
     echo "mxnet-matrix: $out/matrix.md, $out/matrix.html"
 fi
+
+# Changed since the previous release (mxcts report --diff, each part): a
+# release's regressions are findings about MXNet, not a failure of this run.
+: >"$out/changes.md"
+prev=
+for name in "${names[@]}"; do
+    for part in $parts; do
+        a=$out/$prev/$part/results.json b=$out/$name/$part/results.json rc=0
+        [ -n "$prev" ] && [ -f "$a" ] && [ -f "$b" ] || continue
+        "$mxcts" report --diff --markdown - "$a" "$b" | sed "1s/\$/ ($part)/" >>"$out/changes.md" || rc=$?
+        [ "$rc" -le 1 ] || failed=1
+    done
+    prev=$name
+done
+[ -s "$out/changes.md" ] && echo "mxnet-matrix: $out/changes.md (changed since the previous release)"
 exit "$failed"

@@ -187,7 +187,8 @@ static void print_help(const char *cmd) {
   } else if (!strcmp(cmd, "report")) {
     printf("usage: mxcts report RESULTS.json [--tap F] [--junit F] [--json F] [--html F]\n"
            "       mxcts report --matrix [--markdown F] [--html F] [--omit-skipped] RESULTS.json...\n"
-           "       mxcts report --throughput [--markdown F] RESULTS.json...\n\n"
+           "       mxcts report --throughput [--markdown F] RESULTS.json...\n"
+           "       mxcts report --diff [--markdown F] [--html F] BEFORE.json NOW.json\n\n"
            "Re-render reports from a results file (OUT/results.json of a run); prints the\n"
            "summary.  Exit status as for run: 0 passed, 1 failed, 2 error, 3 inconclusive.\n"
            "--matrix: render several results files as one table, an assertion a row and an\n"
@@ -196,7 +197,12 @@ static void print_help(const char *cmd) {
            "--throughput: seed 004's table from several results files (benchmark-score,\n"
            "network_inference): a row per suite, config and batch size, a column of images\n"
            "per second per implementation, their ratios to the first, and peak RSS, in\n"
-           "Markdown.  Exit status 0, or 2 when a file cannot be read or written.\n");
+           "Markdown.  Exit status 0, or 2 when a file cannot be read or written.\n"
+           "--diff: what changed from BEFORE to NOW: regressions (pass before, failing or\n"
+           "unsupported now, verdicts before expectations), fixes, newly inconclusive\n"
+           "orderings, ordering ratios whose 95 %% intervals do not overlap, assertions\n"
+           "judged on one side only; Markdown (default: to stdout) and HTML.  Exit status 1\n"
+           "when something regressed, else 0 (2 when a file cannot be read or written).\n");
   } else {
     fputs(help_main, stdout);
   }
@@ -814,39 +820,52 @@ static int cmd_list(int argc, char **argv) {
 /* report --matrix [--markdown F] [--html F] [--omit-skipped] A.json B.json ...
  * report --throughput [--markdown F] A.json B.json ...
  * (argv[1] is the table's option) */
+/* report --diff: exit 1 when something regressed. */
+static int write_diff(const json_t *before, const json_t *now, const char *markdown, const char *html) {
+  json_t *d = mxcts_report_diff(before, now);
+  int rc = mxcts_report_diff_write(d, markdown, html) ? internal_error("report")
+           : mxcts_report_diff_regressed(d)           ? EXIT_FAILED
+                                                      : EXIT_PASS;
+  json_decref(d);
+  return rc;
+}
+
 static int cmd_report_tables(int argc, char **argv) {
-  enum { M_MATRIX = 300, M_THROUGHPUT, M_MARKDOWN, M_HTML, M_OMIT, M_HELP };
+  enum { M_MATRIX = 300, M_THROUGHPUT, M_DIFF, M_MARKDOWN, M_HTML, M_OMIT, M_HELP };
   static const struct option opts[] = {
       {"matrix", no_argument, NULL, M_MATRIX},        {"throughput", no_argument, NULL, M_THROUGHPUT},
+      {"diff", no_argument, NULL, M_DIFF},
       {"markdown", required_argument, NULL, M_MARKDOWN}, {"html", required_argument, NULL, M_HTML},
       {"omit-skipped", no_argument, NULL, M_OMIT},    {"help", no_argument, NULL, M_HELP},
       {NULL, 0, NULL, 0}};
   const char *table = argv[1], *markdown = NULL, *html = NULL;
-  const bool matrix = !strcmp(table, "--matrix");
+  const bool matrix = !strcmp(table, "--matrix"), diff = !strcmp(table, "--diff");
   bool omit = false;
   int c, rc = 0;
   optind = 1;
   opterr = 0;
   while (!rc && (c = getopt_checked("report", argc, argv, ":", opts, &rc)) != -1) {
     if (c == M_MARKDOWN) markdown = optarg;
-    else if (c == M_HTML && matrix) html = optarg;
+    else if (c == M_HTML && (matrix || diff)) html = optarg;
     else if (c == M_OMIT && matrix) omit = true;
     else if (c == M_HELP) {
       print_help("report");
       return EXIT_PASS;
     }
-    else if (c != (matrix ? M_MATRIX : M_THROUGHPUT))
+    else if (c != (matrix ? M_MATRIX : diff ? M_DIFF : M_THROUGHPUT))
       rc = usage_error("report", "unknown option %s for %s", argv[optind - 1], table);
   }
   if (!rc && optind == argc) rc = usage_error("report", "%s expects one or more results files", table);
+  if (!rc && diff && argc - optind != 2) rc = usage_error("report", "--diff expects two results files (before, now)");
   if (!markdown && !html) markdown = "-";
   size_t n = rc ? 0 : (size_t)(argc - optind);
   json_t **docs = mxcts_xcalloc(n + 1, sizeof *docs);
   for (size_t i = 0; i < n && !rc; i++)
     if (mxcts_json_load(argv[optind + (int)i], &docs[i]) || mxcts_results_check(docs[i], argv[optind + (int)i]))
       rc = internal_error("report");
-  if (!rc && (matrix ? mxcts_report_matrix_write(docs, n, omit, markdown, html)
-                     : mxcts_report_throughput_write(docs, n, markdown)))
+  if (!rc && diff) rc = write_diff(docs[0], docs[1], markdown, html);
+  else if (!rc && (matrix ? mxcts_report_matrix_write(docs, n, omit, markdown, html)
+                          : mxcts_report_throughput_write(docs, n, markdown)))
     rc = internal_error("report");
   for (size_t i = 0; i < n; i++) json_decref(docs[i]);
   free(docs);
@@ -1017,7 +1036,8 @@ int main(int argc, char **argv) {
   else if (!strcmp(cmd, "exec")) rc = cmd_exec(argc - 1, argv + 1);
   else if (!strcmp(cmd, "list")) rc = cmd_list(argc - 1, argv + 1);
   else if (!strcmp(cmd, "report"))
-    rc = argc > 2 && (!strcmp(argv[2], "--matrix") || !strcmp(argv[2], "--throughput"))
+    rc = argc > 2 && (!strcmp(argv[2], "--matrix") || !strcmp(argv[2], "--throughput") ||
+                      !strcmp(argv[2], "--diff"))
              ? cmd_report_tables(argc - 1, argv + 1)
              : cmd_report(argc - 1, argv + 1);
   else if (!strcmp(cmd, "compare")) rc = cmd_compare(argc - 1, argv + 1);

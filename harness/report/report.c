@@ -88,6 +88,11 @@ int mxcts_report_throughput_write(json_t *const *docs, size_t n, const char *mar
   return write_table(docs, n, false, TABLE_THROUGHPUT, markdown);
 }
 
+int mxcts_report_diff_write(const json_t *diff, const char *markdown, const char *html) {
+  int rc = write_one(diff, markdown, mxcts_report_diff_md);
+  return rc ? rc : write_one(diff, html, mxcts_report_diff_html);
+}
+
 int mxcts_report_write(const json_t *results, const struct mxcts_report_files *files) {
   int rc = write_one(results, files->json, render_json);
   if (!rc) rc = write_one(results, files->tap, mxcts_report_tap);

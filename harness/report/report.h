@@ -61,6 +61,20 @@ int mxcts_report_throughput_md(json_t *const *docs, size_t n, FILE *f);
 /* Write it to `markdown` ("-": stdout), as mxcts_report_write writes. */
 int mxcts_report_throughput_write(json_t *const *docs, size_t n, const char *markdown);
 
+/* What changed from results document `a` to `b` (a new document, the
+ * caller's): "regressions" (an assertion whose verdict before expectations
+ * was pass and is now a failure or unsupported), "fixes" (the reverse),
+ * "newly_inconclusive", "ratios_moved" (ordering pairs judged on both
+ * sides whose slower/faster ratio intervals, 95 % over the paired rounds,
+ * do not overlap), "only_in_a" and "only_in_b". */
+json_t *mxcts_report_diff(const json_t *a, const json_t *b);
+bool mxcts_report_diff_regressed(const json_t *diff);
+/* The diff as Markdown or as a self-contained HTML page. */
+int mxcts_report_diff_md(const json_t *diff, FILE *f);
+int mxcts_report_diff_html(const json_t *diff, FILE *f);
+/* Write them to these paths (NULL: not wanted; "-": stdout). */
+int mxcts_report_diff_write(const json_t *diff, const char *markdown, const char *html);
+
 /* Text into HTML or XML: & < > " ' as entities, and first mxcts_clean_text
  * (invalid UTF-8 and control characters as \xNN), so that nothing a
  * document holds reaches a page or a JUnit file raw. */

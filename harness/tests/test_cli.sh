@@ -36,7 +36,7 @@ sed -e 's/"FAKE_ID": "s",/"FAKE_ID": "s", "FAKE_BUSY_P": "1",/' -e 's/"cli"/"bus
     "$tmp/suites/cli.json" >"$tmp/busy/busy.json"
 
 echo "TAP version 13"
-plan=60
+plan=64
 echo "1..$plan"
 status_is 0 "mxcts --help" $mxcts --help
 for c in run plan exec judge list report; do
@@ -153,5 +153,12 @@ cp -r "$tmp/o1" "$tmp/o1-mixed"
 cp "$tmp/o1-mixed/cli/slow/r001/result.json" "$tmp/o1-mixed/cli/slow/r002/result.json"
 ok "a result another job wrote (its seed) is refused, not judged" sh -c \
     "$mxcts judge --out '$tmp/o1-mixed' 2>&1 | grep -q 'r002/result.json is not this job.s: its seed is'"
+$mxcts judge --out "$tmp/o1-mixed" >/dev/null 2>&1
+status_is 1 "report --diff exits 1 on a regression" $mxcts report --diff "$tmp/o1/results.json" \
+    "$tmp/o1-mixed/results.json" --markdown "$tmp/diff.md" --html "$tmp/diff.html"
+ok "  ...and names it in Markdown and HTML" sh -c \
+    "grep -q '^| cli/' '$tmp/diff.md' && grep -q '<h2>Regressions (pass before, failing now): [1-9]' '$tmp/diff.html'"
+status_is 0 "report --diff of a run with itself exits 0" $mxcts report --diff "$tmp/o1/results.json" "$tmp/o1/results.json"
+status_is 2 "report --diff takes two files" $mxcts report --diff "$tmp/o1/results.json"
 [ "$n" -eq "$plan" ] || echo "# ran $n tests, planned $plan"
 exit 0

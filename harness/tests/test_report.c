@@ -260,6 +260,44 @@ START_TEST(test_exit_status_from_verdicts) {
 }
 END_TEST
 
+/* report --diff: a regression, a fix, a newly inconclusive ordering and a
+ * ratio that moved, each found; a document against itself changes nothing. */
+START_TEST(test_diff) {
+  json_t *a = results(), *b = json_deep_copy(a);
+  json_t *same = mxcts_report_diff(a, a);
+  ck_assert(!mxcts_report_diff_regressed(same));
+  ck_assert_uint_eq(json_array_size(json_object_get(same, "ratios_moved")), 0);
+  ck_assert_uint_eq(json_array_size(json_object_get(same, "fixes")), 0);
+  json_decref(same);
+  json_object_set_new(hu_assertion(b, "rep/structure"), "raw_verdict", json_string("fail"));
+  json_object_set_new(hu_assertion(b, "rep/crash"), "raw_verdict", json_string("pass"));
+  json_t *pair = json_array_get(json_object_get(json_object_get(hu_assertion(b, "rep/order"), "diag"), "pairs"), 0);
+  json_t *slower = json_object_get(pair, "slower_values");
+  for (size_t i = 0; i < json_array_size(slower); i++)
+    json_array_set_new(slower, i, json_real(5 * json_number_value(json_array_get(slower, i))));
+  json_t *d = mxcts_report_diff(a, b);
+  ck_assert(mxcts_report_diff_regressed(d));
+  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(d, "regressions"), 0), "name")),
+                   "rep/structure");
+  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(d, "fixes"), 0), "name")),
+                   "rep/crash");
+  ck_assert_uint_eq(json_array_size(json_object_get(d, "ratios_moved")), 1);
+  char *md = render(mxcts_report_diff_md, d), *html = render(mxcts_report_diff_html, d);
+  ck_assert_ptr_nonnull(strstr(md, "## Regressions (pass before, failing now): 1"));
+  ck_assert_ptr_nonnull(strstr(md, "| rep/order | slow vs fast |"));
+  ck_assert_ptr_nonnull(strstr(html, "<h2>Fixes (failing before, pass now): 1</h2>"));
+  free(md);
+  free(html);
+  json_decref(d);
+  json_object_set_new(hu_assertion(b, "rep/order"), "raw_verdict", json_string("inconclusive"));
+  d = mxcts_report_diff(a, b);
+  ck_assert_uint_eq(json_array_size(json_object_get(d, "newly_inconclusive")), 1);
+  json_decref(d);
+  json_decref(a);
+  json_decref(b);
+}
+END_TEST
+
 static const char uns_suite[] =
     "{\"format\": 1, \"name\": \"uns\", \"workload\": \"fake\", \"rounds\": 1, \"timeout\": 5,"
     " \"configs\": [{\"id\": \"has\"}, {\"id\": \"lacks\", \"env\": {\"FAKE_MODE\": \"unsupported\"}}],"
@@ -436,6 +474,7 @@ int main(void) {
   tcase_add_test(tc, test_reports);
   tcase_add_test(tc, test_inconclusive_reports);
   tcase_add_test(tc, test_exit_status_from_verdicts);
+  tcase_add_test(tc, test_diff);
   tcase_add_test(tc, test_results_check_rejects);
   tcase_add_test(tc, test_unsupported_reports);
   tcase_add_test(tc, test_matrix);
