@@ -108,6 +108,10 @@ static const char help_run_opts[] =
     "                      script that knows no interpreter can import mxnet says why)\n"
     "  --depth quick|full  how far workloads sweep their parameter spaces (default quick;\n"
     "                      full: every generated case, for make check-full)\n"
+    "  --expect-version V  refuse to judge a library whose MXGetVersion is not V\n"
+    "                      (e.g. 1.9.1), asked once before planning\n"
+    "  --expect-feature F  refuse one that does not enable feature F (MXLibInfoFeatures,\n"
+    "                      e.g. CUDA; repeatable)\n"
     "  --timeout-scale X   multiply every suite's per-process timeout\n"
     "  --max-backoff S     longest wait before a batch while rounds run contended\n"
     "                      (default 30; 0: no wait)\n"
@@ -275,7 +279,7 @@ enum {
   OPT_EXPECT, OPT_TAP, OPT_JUNIT, OPT_JSON, OPT_HTML, OPT_JOBS, OPT_PASS_ENV, OPT_TSCALE,
   OPT_GRACE, OPT_LOCK_FILE, OPT_NO_PROGRESS, OPT_HELP, OPT_NEXT_BATCH, OPT_DIR, OPT_TIMEOUT, OPT_LOCK,
   OPT_KEEP_GOING, OPT_GROUP_FILE, OPT_MAX_BACKOFF, OPT_ASSERTION, OPT_PYTHON, OPT_PYTHON_DIR, OPT_NO_PYTHON, OPT_TARGETS,
-  OPT_DEPTH
+  OPT_DEPTH, OPT_EXPECT_VERSION, OPT_EXPECT_FEATURE
 };
 
 static const struct option run_longopts[] = {
@@ -299,6 +303,8 @@ static const struct option run_longopts[] = {
     {"python-dir", required_argument, NULL, OPT_PYTHON_DIR},
     {"no-python", required_argument, NULL, OPT_NO_PYTHON},
     {"depth", required_argument, NULL, OPT_DEPTH},
+    {"expect-version", required_argument, NULL, OPT_EXPECT_VERSION},
+    {"expect-feature", required_argument, NULL, OPT_EXPECT_FEATURE},
     {"timeout-scale", required_argument, NULL, OPT_TSCALE},
     {"max-backoff", required_argument, NULL, OPT_MAX_BACKOFF},
     {"grace", required_argument, NULL, OPT_GRACE},
@@ -409,6 +415,8 @@ static int run_option(const char *cmd, int c, const char *arg, struct cli *cl) {
     if (!*arg) return usage_error(cmd, "--no-python: empty reason");
     set_str(&o->no_python, arg);
     return 0;
+  case OPT_EXPECT_VERSION: set_str(&o->expect_version, arg); return 0;
+  case OPT_EXPECT_FEATURE: mxcts_strv_push(&o->expect_features, arg); return 0;
   case OPT_DEPTH:
     if (strcmp(arg, "quick") && strcmp(arg, "full"))
       return usage_error(cmd, "--depth %s: expected quick or full", arg);

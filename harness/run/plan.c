@@ -52,6 +52,8 @@ void mxcts_options_free(struct mxcts_options *o) {
   free(o->python_dir);
   free(o->no_python);
   free(o->depth);
+  free(o->expect_version);
+  mxcts_strv_free(&o->expect_features);
   memset(o, 0, sizeof *o);
 }
 
@@ -77,6 +79,9 @@ static void copy_options(struct mxcts_options *to, const struct mxcts_options *f
   to->python_dir = mxcts_xstrdup(from->python_dir);
   to->no_python = mxcts_xstrdup(from->no_python);
   to->depth = mxcts_xstrdup(from->depth);
+  to->expect_version = mxcts_xstrdup(from->expect_version);
+  memset(&to->expect_features, 0, sizeof to->expect_features);
+  copy_strv(&to->expect_features, &from->expect_features);
   memset(&to->suites, 0, sizeof to->suites);
   memset(&to->assertions, 0, sizeof to->assertions);
   memset(&to->pass_env, 0, sizeof to->pass_env);
@@ -257,23 +262,64 @@ static char *run_preflight(const struct mxcts_plan *p, const char *name, const c
  * process (workload gpu_count) in OUT/preflight/gpu-count.  -1 when no
  * answer came: the GPU suites then run and their own processes show what
  * is wrong. */
-static int ask_gpu_count(const struct mxcts_plan *p) {
+/* The result of one preflight probe process (workload gpu_count, in
+ * OUT/preflight/gpu-count): how many GPUs the implementation has and, as
+ * every result, its identity (impl: version, features).  A new reference,
+ * or NULL when no result came. */
+static json_t *ask_implementation(const struct mxcts_plan *p) {
   char *result = mxcts_xasprintf("%s/preflight/gpu-count/result.json", p->opt.out);
   const char *argv[] = {p->opt.probe, "--impl", p->opt.impl, "--workload", "gpu_count",
                         "--seed", "1", "--out", result, NULL};
   char *dir = run_preflight(p, "gpu-count", argv, false);
-  int gpus = -1;
   json_t *doc = NULL;
-  if (dir && mxcts_json_load(result, &doc) == 0) {
-    json_t *n = json_object_get(json_object_get(doc, "metrics"), "gpu_count");
-    const char *status = json_string_value(json_object_get(doc, "status"));
-    if (status && strcmp(status, "ok") == 0 && json_is_number(n) && json_number_value(n) >= 0)
-      gpus = (int)json_number_value(n);
-  }
-  json_decref(doc);
+  if (dir && mxcts_json_load(result, &doc) != 0) doc = NULL;
   free(result);
   free(dir);
+  return doc;
+}
+
+static int ask_gpu_count(const struct mxcts_plan *p) {
+  json_t *doc = ask_implementation(p);
+  int gpus = -1;
+  json_t *n = json_object_get(json_object_get(doc, "metrics"), "gpu_count");
+  const char *status = json_string_value(json_object_get(doc, "status"));
+  if (status && strcmp(status, "ok") == 0 && json_is_number(n) && json_number_value(n) >= 0)
+    gpus = (int)json_number_value(n);
+  json_decref(doc);
   return gpus;
+}
+
+/* "1.9.1" as MXGetVersion reports it (10901); -1 when it is not a version. */
+static long version_number(const char *text) {
+  int major, minor, patch = 0, end = 0;
+  int n = sscanf(text, "%d.%d%n.%d%n", &major, &minor, &end, &patch, &end);
+  if (n < 2 || text[end] || major < 0 || minor < 0 || minor > 99 || patch < 0 || patch > 99) return -1;
+  return major * 10000L + minor * 100L + patch;
+}
+
+/* --expect-version and --expect-feature: the library the run would judge is
+ * the one named, or the plan is refused. */
+static int check_identity(const struct mxcts_plan *p) {
+  const struct mxcts_options *o = &p->opt;
+  if (!o->expect_version && !o->expect_features.n) return 0;
+  long want = o->expect_version ? version_number(o->expect_version) : 0;
+  if (want < 0) return mxcts_set_error(MXR_EINVAL, "--expect-version %s: expected MAJOR.MINOR[.PATCH]", o->expect_version);
+  json_t *doc = ask_implementation(p), *impl = json_object_get(doc, "impl");
+  json_t *version = json_object_get(impl, "version"), *features = json_object_get(impl, "features");
+  int rc = 0;
+  if (!json_is_integer(version))
+    rc = mxcts_set_error(MXR_EINVAL, "%s did not say which version it is (see %s/preflight/gpu-count): "
+                         "--expect-version and --expect-feature cannot be checked", o->impl, o->out);
+  else if (want && json_integer_value(version) != want)
+    rc = mxcts_set_error(MXR_EINVAL, "%s reports version %lld (MXGetVersion), not %s (%ld): refusing to judge "
+                         "another library than --expect-version names", o->impl,
+                         (long long)json_integer_value(version), o->expect_version, want);
+  for (size_t i = 0; !rc && i < o->expect_features.n; i++)
+    if (!json_is_true(json_object_get(features, o->expect_features.v[i])))
+      rc = mxcts_set_error(MXR_EINVAL, "%s does not enable feature %s (MXLibInfoFeatures): refusing to judge "
+                           "it under --expect-feature %s", o->impl, o->expect_features.v[i], o->expect_features.v[i]);
+  json_decref(doc);
+  return rc;
 }
 
 /* `path` made absolute without resolving symbolic links: a virtual
@@ -438,6 +484,7 @@ int mxcts_plan_build(const struct mxcts_options *opt, struct mxcts_plan *out) {
   int rc = mxcts_suites_load_dir(opt->suites_dir, &opt->suites, &out->suites, &out->nsuites);
   if (!rc && opt->assertions.n) rc = select_assertions(out);
   if (!rc) rc = apply_options(out);
+  if (!rc) rc = check_identity(out);
   if (!rc) check_requirements(out);
   if (!rc) build_jobs(out);
   if (rc) mxcts_plan_free(out);

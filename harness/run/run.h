@@ -298,6 +298,9 @@ struct mxcts_options {
   bool keep_going;         /* --keep-going: run every round after a crash or timeout */
   bool time_every_config;  /* rounds for every config of a timed suite, not only those
                               an ordering reads (mxcts compare; not kept in plan.json) */
+  char *expect_version;    /* --expect-version 1.9.1: the library must report it
+                              (checked when planning; not kept in plan.json) */
+  struct mxcts_strv expect_features; /* --expect-feature NAME: enabled in MXLibInfoFeatures */
 };
 void mxcts_options_free(struct mxcts_options *o);
 /* Default lock file: ${TMPDIR:-/tmp}/mxcts-<uid>.lock (caller frees). */

@@ -172,9 +172,9 @@ static json_t *environ_json(void) {
 
 static json_t *result(long seed, const char *workload, const char *profile, double start) {
   const char *mode = env_or("FAKE_MODE", "ok");
-  json_t *r = json_pack("{s:i, s:s, s:I, s:s, s:n, s:{s:s, s:i}}", "probe_version", 1, "workload",
-                        workload, "seed", (json_int_t)seed, "status", "ok", "error", "impl",
-                        "path", "fake", "version", 10901);
+  json_t *r = json_pack("{s:i, s:s, s:I, s:s, s:n, s:{s:s, s:i, s:{s:b, s:b}}}", "probe_version", 1,
+                        "workload", workload, "seed", (json_int_t)seed, "status", "ok", "error", "impl",
+                        "path", "fake", "version", 10901, "features", "CPU_SSE", 1, "CUDA", 0);
   if (!strcmp(mode, "error")) {
     json_object_set_new(r, "status", json_string("error"));
     const char *text = getenv("FAKE_ERROR_TEXT"); /* e.g. control characters or a long text */

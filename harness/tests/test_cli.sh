@@ -36,7 +36,7 @@ sed -e 's/"FAKE_ID": "s",/"FAKE_ID": "s", "FAKE_BUSY_P": "1",/' -e 's/"cli"/"bus
     "$tmp/suites/cli.json" >"$tmp/busy/busy.json"
 
 echo "TAP version 13"
-plan=64
+plan=67
 echo "1..$plan"
 status_is 0 "mxcts --help" $mxcts --help
 for c in run plan exec judge list report; do
@@ -160,5 +160,13 @@ ok "  ...and names it in Markdown and HTML" sh -c \
     "grep -q '^| cli/' '$tmp/diff.md' && grep -q '<h2>Regressions (pass before, failing now): [1-9]' '$tmp/diff.html'"
 status_is 0 "report --diff of a run with itself exits 0" $mxcts report --diff "$tmp/o1/results.json" "$tmp/o1/results.json"
 status_is 2 "report --diff takes two files" $mxcts report --diff "$tmp/o1/results.json"
+status_is 0 "--expect-version and --expect-feature of what the library reports" $mxcts run --suites "$tmp/suites" \
+    --probe "$fake" --impl "$fake" --out "$tmp/o-id" --lock-file "$tmp/lock" --expect-version 1.9.1 \
+    --expect-feature CPU_SSE --no-progress
+ok "--expect-version of another version is refused, naming both" sh -c \
+    "$mxcts run --suites '$tmp/suites' --probe '$fake' --impl '$fake' --out '$tmp/o-id' --lock-file '$tmp/lock' \
+     --expect-version 1.8.0 2>&1 >/dev/null | grep -q 'reports version 10901 (MXGetVersion), not 1.8.0'; test \$? -eq 0"
+status_is 2 "--expect-feature of a feature it lacks is refused" $mxcts run --suites "$tmp/suites" --probe "$fake" \
+    --impl "$fake" --out "$tmp/o-id" --lock-file "$tmp/lock" --expect-feature CUDA --no-progress
 [ "$n" -eq "$plan" ] || echo "# ran $n tests, planned $plan"
 exit 0
