@@ -86,9 +86,14 @@ int mxr_executor_bind(const mxr_symbol *sym, struct mxr_context ctx, int num_arg
  * (Dropout, BatchNorm). */
 int mxr_executor_forward(mxr_executor *exec, bool is_train);
 
-/* Push the backward pass.  head_grads: one array per output, or NULL
- * (num 0) to use ones (what loss outputs expect). */
+/* Push the backward pass, its ops in training mode.  head_grads: one
+ * array per output, or NULL (num 0) to use ones (what loss outputs expect). */
 int mxr_executor_backward(mxr_executor *exec, int num_head_grads, mxr_ndarray *const *head_grads);
+/* The same with is_train selecting the backward ops' mode, as MXNet's
+ * MXExecutorBackwardEx: BatchNorm's gradient without training uses the
+ * moving statistics. */
+int mxr_executor_backward_ex(mxr_executor *exec, int num_head_grads, mxr_ndarray *const *head_grads,
+                             bool is_train);
 
 /* The outputs (valid while the executor lives; see Ownership). */
 int mxr_executor_outputs(mxr_executor *exec, int *num, mxr_ndarray *const **outs);

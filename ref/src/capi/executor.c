@@ -116,7 +116,6 @@ int MXExecutorForward(ExecutorHandle handle, int is_train) {
 int MXExecutorBackwardEx(ExecutorHandle handle, uint32_t len, NDArrayHandle *head_grads,
                          int is_train) {
   static const char fn[] = "MXExecutorBackwardEx";
-  (void)is_train; /* backward ops always run in training mode here */
   struct capi_executor *h;
   int st = check_exec(handle, fn, &h);
   if (st) return -1;
@@ -135,7 +134,7 @@ int MXExecutorBackwardEx(ExecutorHandle handle, uint32_t len, NDArrayHandle *hea
                        "per output, or end the graph in a loss op (MakeLoss, SoftmaxOutput, ...)",
                        fn);
   } else if (!st) {
-    st = mxr_executor_backward(h->exec, (int)len, g);
+    st = mxr_executor_backward_ex(h->exec, (int)len, g, is_train != 0);
   }
   if (g != grads) free(g);
   return capi_ret(st);

@@ -760,6 +760,10 @@ static int push_head_grad_copy(struct mxr_executor *e, int h, mxr_ndarray *src) 
 }
 
 int mxr_executor_backward(mxr_executor *e, int num, mxr_ndarray *const *head_grads) {
+  return mxr_executor_backward_ex(e, num, head_grads, true);
+}
+
+int mxr_executor_backward_ex(mxr_executor *e, int num, mxr_ndarray *const *head_grads, bool is_train) {
   if (!e) return mxr_set_error(MXR_EINVAL, "mxr_executor_backward: NULL executor");
   if (!e->has_backward)
     return mxr_set_error(MXR_ESTATE, "backward: the executor was bound without gradients");
@@ -771,7 +775,7 @@ int mxr_executor_backward(mxr_executor *e, int num, mxr_ndarray *const *head_gra
     int rc = push_head_grad_copy(e, h, head_grads[h]);
     if (rc) return rc;
   }
-  return run_range(e, e->fg.num_fwd, e->num_nodes, true);
+  return run_range(e, e->fg.num_fwd, e->num_nodes, is_train);
 }
 
 int mxr_executor_outputs(mxr_executor *e, int *num, mxr_ndarray *const **outs) {
