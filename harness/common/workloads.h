@@ -54,6 +54,8 @@
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, "NNGetOpHandle", "MXImperativeInvokeEx")                  \
   X(numerics, mxcts__probe_numerics, MXCTS_NEEDS_OPS_CASES)                                          \
   X(parity, mxcts__probe_parity, MXCTS_NEEDS_OPS_CASES)                                              \
+  X(numerics_symbolic, mxcts__probe_numerics_symbolic,                                               \
+    MXCTS_NEEDS_OPS_CASES, MXCTS_NEEDS_SYMBOL, MXCTS_NEEDS_EXECUTOR)                                 \
   X(profiler_autostart, mxcts__probe_profiler_autostart,                                             \
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_SYMBOL, MXCTS_NEEDS_EXECUTOR)                 \
   X(knobs, mxcts__probe_knobs,                                                                       \

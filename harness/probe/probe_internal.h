@@ -179,6 +179,7 @@ int mxcts__probe_engine_dispatch(struct probe *p);
 int mxcts__probe_async_dot(struct probe *p);
 int mxcts__probe_numerics(struct probe *p);
 int mxcts__probe_parity(struct probe *p); /* cpu(0) against gpu(0), same cases */
+int mxcts__probe_numerics_symbolic(struct probe *p); /* the cases through executors */
 int mxcts__probe_profiler_autostart(struct probe *p);
 int mxcts__probe_knobs(struct probe *p); /* C API knobs (probe_knobs.c) */
 int mxcts__probe_ndarray_views(struct probe *p); /* slices, rows, reshapes, copy sizes (probe_views.c) */

@@ -50,6 +50,7 @@ struct num_case {
   NDArrayHandle parent; /* the larger array input 0 is a view into (view cases) */
   NDArrayHandle *outs;
   int nout;
+  NDArrayHandle exe_outs[MXCTS_ORACLE_MAX_OUTPUTS]; /* outs of a symbolic run */
   int dev_type; /* MXNet's 1 (cpu) or 2 (gpu), device id 0 */
   int req;      /* REQ_WRITE, REQ_ADD (every input) or REQ_NULL (the first checked one) */
   double *prior[MXCTS_ORACLE_MAX_INPUTS]; /* gradient arrays' values before the backward */
@@ -246,11 +247,10 @@ static void release(struct probe *p, struct num_case *nc) {
   for (int o = 0; o < nc->nout && nc->outs; o++) p->api.MXNDArrayFree(nc->outs[o]);
 }
 
-/* The forward through the implementation, recording when gradients are checked. */
-static int run_forward(struct probe *p, struct num_case *nc, OpHandle op, bool record) {
+/* The case's input and aux arrays, and with `grads` the gradient arrays of
+ * its checked inputs, holding their priors. */
+static int make_arrays(struct probe *p, struct num_case *nc, bool grads) {
   const struct mxcts_oracle_call *k = &nc->call;
-  const char *keys[MXCTS_ORACLE_MAX_CASE_PARAMS], *vals[MXCTS_ORACLE_MAX_CASE_PARAMS];
-  int nkv = mxcts_oracle_case_params(nc->c, keys, vals), prev;
   for (int i = 0; i < k->nin; i++) {
     const bool view = i == 0 && nc->c->view != MXCTS_ORACLE_VIEW_NONE;
     if (view ? to_view(p, nc, nc->in[i], &k->in_shape[i], &nc->in_nd[i])
@@ -259,10 +259,32 @@ static int run_forward(struct probe *p, struct num_case *nc, OpHandle op, bool r
   }
   for (int a = 0; a < k->naux; a++)
     if (to_array(p, nc->aux[a], &k->aux_shape[a], nc->dtype, nc->dev_type, &nc->in_nd[k->nin + a])) return -1;
+  for (int i = 0; i < k->nin && grads; i++)
+    if ((nc->c->grad_inputs & (1u << i)) &&
+        to_array(p, nc->prior[i], &k->in_shape[i], nc->dtype, nc->dev_type, &nc->grad_nd[i]))
+      return -1;
+  return 0;
+}
+
+/* A failed check "<op>/<case>/<dtype>/outputs" unless the call gave the
+ * oracle's number of outputs. */
+static int check_num_outputs(struct probe *p, const struct num_case *nc, int got) {
+  if (got == nc->call.nout) return 0;
+  char name[256];
+  snprintf(name, sizeof name, "%s/%s/%s/outputs", nc->c->op, nc->c->name, mxcts_oracle_dtype_name(nc->dtype));
+  mxcts__probe_add_check(p, name, false, "%d outputs, the oracle %d", got, nc->call.nout);
+  return -1;
+}
+
+/* The forward through the implementation, recording when gradients are checked. */
+static int run_forward(struct probe *p, struct num_case *nc, OpHandle op, bool record) {
+  const struct mxcts_oracle_call *k = &nc->call;
+  const char *keys[MXCTS_ORACLE_MAX_CASE_PARAMS], *vals[MXCTS_ORACLE_MAX_CASE_PARAMS];
+  int nkv = mxcts_oracle_case_params(nc->c, keys, vals), prev;
+  if (make_arrays(p, nc, record)) return -1;
   if (record) {
     for (int i = 0; i < k->nin; i++) {
       if (!(nc->c->grad_inputs & (1u << i))) continue;
-      if (to_array(p, nc->prior[i], &k->in_shape[i], nc->dtype, nc->dev_type, &nc->grad_nd[i])) return -1;
       uint32_t req = input_req(nc, i);
       PROBE_CALL(p, MXAutogradMarkVariables, 1, &nc->in_nd[i], &req, &nc->grad_nd[i]);
     }
@@ -275,13 +297,7 @@ static int run_forward(struct probe *p, struct num_case *nc, OpHandle op, bool r
                                        vals, &stypes);
   if (record) p->api.MXAutogradSetIsRecording(0, &prev);
   if (rc) return mxcts__probe_fail(p, "MXImperativeInvokeEx");
-  if (nc->nout != k->nout) {
-    char name[256];
-    snprintf(name, sizeof name, "%s/%s/%s/outputs", nc->c->op, nc->c->name, mxcts_oracle_dtype_name(nc->dtype));
-    mxcts__probe_add_check(p, name, false, "%d outputs, the oracle %d", nc->nout, k->nout);
-    return -1;
-  }
-  return 0;
+  return check_num_outputs(p, nc, nc->nout);
 }
 
 static int check_forward(struct probe *p, struct num_case *nc) {
@@ -330,9 +346,9 @@ static int run_backward(struct probe *p, struct num_case *nc) {
   return 0;
 }
 
-static int check_backward(struct probe *p, struct num_case *nc) {
+/* Input gradients and aux states after the backward pass, against the oracle. */
+static int judge_backward(struct probe *p, struct num_case *nc) {
   const struct mxcts_oracle_call *k = &nc->call;
-  if (run_backward(p, nc)) return -1;
   double *want[MXCTS_ORACLE_MAX_INPUTS] = {0};
   for (int i = 0; i < k->nin; i++) want[i] = alloc_like(&k->in_shape[i]);
   struct mxcts_oracle_error err;
@@ -375,6 +391,10 @@ static int check_backward(struct probe *p, struct num_case *nc) {
   return rc;
 }
 
+static int check_backward(struct probe *p, struct num_case *nc) {
+  return run_backward(p, nc) ? -1 : judge_backward(p, nc);
+}
+
 static bool listed(const char *op, uint32_t n, const char **names) {
   for (uint32_t i = 0; i < n; i++)
     if (strcmp(names[i], op) == 0) return true;
@@ -400,6 +420,7 @@ static bool needs_grad(const struct mxcts_oracle_case *c) {
 /* What a run counts beside its checks. */
 struct case_counts {
   int checked, skipped, refused;
+  int imperative_only; /* cases a symbolic run leaves out: ops that write their inputs */
   char refused_list[512]; /* "op:dtype" of the refused cases, as many as fit */
 };
 
@@ -478,6 +499,118 @@ static int run_case(struct probe *p, const struct mxcts_oracle_case *c, int dtyp
     if (!rc && reqs[r] == REQ_WRITE) rc = check_forward(p, &nc);
     if (!rc && grad) rc = check_backward(p, &nc);
     absorb_failure(p, c, dtype, "call");
+    release(p, &nc);
+  }
+  return 0; /* a failed comparison is a check, not an error */
+}
+
+/* ---------------------------------------------------------- symbolic */
+
+/* The case's op as a one-node symbol composed on variables in0, in1, ...
+ * and aux0, aux1, ...: its inputs, then its aux states, in the order
+ * MXSymbolCompose takes positional arguments. */
+static int case_symbol(struct probe *p, const struct num_case *nc, OpHandle op, SymbolHandle *out) {
+  const struct mxcts_oracle_call *k = &nc->call;
+  const char *keys[MXCTS_ORACLE_MAX_CASE_PARAMS], *vals[MXCTS_ORACLE_MAX_CASE_PARAMS];
+  const int nkv = mxcts_oracle_case_params(nc->c, keys, vals);
+  SymbolHandle vars[MAXT];
+  int nv = 0, rc = 0;
+  PROBE_CALL(p, MXSymbolCreateAtomicSymbol, op, (uint32_t)nkv, keys, vals, out);
+  while (nv < k->nin + k->naux && !rc) {
+    char name[16];
+    snprintf(name, sizeof name, nv < k->nin ? "in%d" : "aux%d", nv < k->nin ? nv : nv - k->nin);
+    if (p->api.MXSymbolCreateVariable(name, &vars[nv])) rc = mxcts__probe_fail(p, "MXSymbolCreateVariable");
+    else nv++;
+  }
+  if (!rc && p->api.MXSymbolCompose(*out, nc->c->op, (uint32_t)nv, NULL, vars))
+    rc = mxcts__probe_fail(p, "MXSymbolCompose");
+  for (int i = 0; i < nv; i++) p->api.MXSymbolFree(vars[i]);
+  if (rc) p->api.MXSymbolFree(*out);
+  return rc;
+}
+
+/* An executor of the case's symbol: its inputs as the arguments (the
+ * checked ones, with `grads`, bound to their gradient arrays under their
+ * grad_req; the others null), its aux states as the aux states. */
+static int bind_case(struct probe *p, struct num_case *nc, SymbolHandle sym, bool grads, ExecutorHandle *exe) {
+  const struct mxcts_oracle_call *k = &nc->call;
+  NDArrayHandle g[MXCTS_ORACLE_MAX_INPUTS] = {0};
+  uint32_t req[MXCTS_ORACLE_MAX_INPUTS];
+  for (int i = 0; i < k->nin; i++) {
+    const bool checked = grads && (nc->c->grad_inputs & (1u << i));
+    g[i] = checked ? nc->grad_nd[i] : NULL;
+    req[i] = checked ? input_req(nc, i) : REQ_NULL;
+  }
+  PROBE_CALL(p, MXExecutorBindEX, sym, nc->dev_type, 0, 0, NULL, NULL, NULL, (uint32_t)k->nin, nc->in_nd, g, req,
+             (uint32_t)k->naux, nc->in_nd + k->nin, NULL, exe);
+  return 0;
+}
+
+/* The forward through an executor of the case's symbol, bound with
+ * gradient arrays when gradients are checked; nc->outs are its outputs. */
+static int run_symbolic_forward(struct probe *p, struct num_case *nc, OpHandle op, bool grads,
+                                ExecutorHandle *exe) {
+  SymbolHandle sym;
+  if (make_arrays(p, nc, grads) || case_symbol(p, nc, op, &sym)) return -1;
+  int rc = bind_case(p, nc, sym, grads, exe);
+  p->api.MXSymbolFree(sym);
+  if (rc) return rc;
+  uint32_t n;
+  NDArrayHandle *outs;
+  PROBE_CALL(p, MXExecutorForward, *exe, nc->c->is_train ? 1 : 0);
+  PROBE_CALL(p, MXExecutorOutputs, *exe, &n, &outs);
+  nc->nout = 0;
+  for (uint32_t o = 0; o < n; o++) {
+    if (o < MXCTS_ORACLE_MAX_OUTPUTS) nc->exe_outs[nc->nout++] = outs[o];
+    else p->api.MXNDArrayFree(outs[o]);
+  }
+  nc->outs = nc->exe_outs;
+  return check_num_outputs(p, nc, (int)n);
+}
+
+/* The executor's backward pass with the drawn head gradients. */
+static int run_symbolic_backward(struct probe *p, struct num_case *nc, ExecutorHandle exe) {
+  const struct mxcts_oracle_call *k = &nc->call;
+  for (int o = 0; o < k->nout; o++)
+    if (to_array(p, nc->head[o], &k->out_shape[o], nc->dtype, nc->dev_type, &nc->head_nd[o])) return -1;
+  PROBE_CALL(p, MXExecutorBackwardEx, exe, (uint32_t)k->nout, nc->head_nd, nc->c->is_train ? 1 : 0);
+  return 0;
+}
+
+/* A case through MXExecutorBindEX instead of MXImperativeInvokeEx and
+ * autograd, judged as run_case judges it.  Ops that write their inputs
+ * (optimizer updates) are left out: MXNet makes such inputs aux states of
+ * a symbol, which the oracle's calls do not describe. */
+static int run_symbolic_case(struct probe *p, const struct mxcts_oracle_case *c, int dtype, uint64_t seed,
+                             struct case_counts *n) {
+  static const int reqs[] = {REQ_WRITE, REQ_ADD, REQ_NULL};
+  for (int r = 0; r < 3; r++) {
+    if (!runs_under(p, c, reqs[r])) continue;
+    struct num_case nc = {.c = c, .dtype = dtype, .dev_type = p->dev_type, .req = reqs[r]};
+    struct mxcts_oracle_error err;
+    if (mxcts_oracle_prepare_case(&nc.call, c, &err) != 0) {
+      mxcts__probe_add_check(p, "numerics/oracle", false, "%s/%s: %s", c->op, c->name, err.msg);
+      return 0;
+    }
+    if (nc.call.nmutated) {
+      n->imperative_only++;
+      return 0;
+    }
+    OpHandle op;
+    ExecutorHandle exe = NULL;
+    PROBE_CALL(p, NNGetOpHandle, c->op, &op);
+    draw(&nc, seed);
+    const bool grad = needs_grad(c);
+    int rc = run_symbolic_forward(p, &nc, op, grad, &exe);
+    if (rc && absorb_refusal(p, c, dtype, n)) {
+      if (exe) p->api.MXExecutorFree(exe);
+      release(p, &nc);
+      return 0;
+    }
+    if (!rc && reqs[r] == REQ_WRITE) rc = check_forward(p, &nc);
+    if (!rc && grad) rc = run_symbolic_backward(p, &nc, exe) ? -1 : judge_backward(p, &nc);
+    absorb_failure(p, c, dtype, "call");
+    if (exe) p->api.MXExecutorFree(exe);
     release(p, &nc);
   }
   return 0; /* a failed comparison is a check, not an error */
@@ -635,7 +768,7 @@ static int run_cases(struct probe *p, const char *what, case_runner run) {
   uint32_t nnames;
   const char **names;
   PROBE_CALL(p, MXListAllOpNames, &nnames, &names);
-  struct case_counts n = {0, 0, 0, ""};
+  struct case_counts n = {0, 0, 0, 0, ""};
   int *points, npoints = gen_points(p, &points);
   if (npoints < 0) return 0;
   const bool table = wanted(mxcts__probe_param_str(p, "kinds", "all"), "table");
@@ -651,14 +784,20 @@ static int run_cases(struct probe *p, const char *what, case_runner run) {
   mxcts__probe_add_metric(p, "cases_checked", n.checked);
   mxcts__probe_add_metric(p, "cases_skipped_op_missing", n.skipped);
   mxcts__probe_add_metric(p, "dtype_cases_refused", n.refused);
+  mxcts__probe_add_metric(p, "cases_imperative_only", n.imperative_only);
+  const int ran = n.checked - n.refused - n.imperative_only;
   char name[64];
   snprintf(name, sizeof name, "%s/ran", what);
-  mxcts__probe_add_check(p, name, n.checked > n.refused, "%d cases checked, %d skipped (op not listed), %d refused "
-                         "in their dtype%s%s", n.checked - n.refused, n.skipped, n.refused, n.refused ? ": " : "",
-                         n.refused_list);
+  mxcts__probe_add_check(p, name, ran > 0, "%d cases checked, %d skipped (op not listed), %d imperative only, "
+                         "%d refused in their dtype%s%s", ran, n.skipped, n.imperative_only, n.refused,
+                         n.refused ? ": " : "", n.refused_list);
   return 0;
 }
 
 int mxcts__probe_numerics(struct probe *p) { return run_cases(p, "numerics", run_case); }
 
 int mxcts__probe_parity(struct probe *p) { return run_cases(p, "parity", run_parity_case); }
+
+int mxcts__probe_numerics_symbolic(struct probe *p) {
+  return run_cases(p, "numerics-symbolic", run_symbolic_case);
+}
