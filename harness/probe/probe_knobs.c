@@ -18,6 +18,10 @@
  *   input's gradient is a sum over the calls (da = 2(b+1), db = 2a).
  * - MXNDArrayGetGradState: 0 on an array never marked, 1 on a variable
  *   after backward, 0 after MXNDArraySetGradState(0).
+ * - a gradient BlockGrad stops: y = BlockGrad(x) * w bound with grad_req
+ *   write, x's gradient array starting at 5: after a backward pass it holds
+ *   zeros and w's holds x.  The variables and nodes are named with printf
+ *   conversions ("x%n%s"), which must be plain names.
  * - profiler modes (--param profile=symbolic|imperative|autostart): which of
  *   an executor's op and an imperative op the trace records.
  */
@@ -150,6 +154,65 @@ static int check_grad_reqs(struct probe *p) {
   for (int i = 0; i < 3 && !rc; i++) rc = autograd_grad_req(p, reqs[i]) || executor_grad_req(p, sym, reqs[i]);
   p->api.MXSymbolFree(sym);
   return rc ? -1 : 0;
+}
+
+/* ----------------------------------------- a gradient BlockGrad stops */
+
+/* Variable names that hold printf conversions: a name is data, and an
+ * implementation that formats with one (as a format, not an argument)
+ * reads or writes through arguments that are not there. */
+static const char *const PERCENT_X = "x%n%s", *const PERCENT_W = "w%n%s";
+
+/* y = elemwise_mul(BlockGrad(x), w), the variables named PERCENT_X and PERCENT_W. */
+static int stopped_symbol(struct probe *p, SymbolHandle *out) {
+  OpHandle block, mul;
+  SymbolHandle x, w, args[2];
+  PROBE_CALL(p, NNGetOpHandle, "BlockGrad", &block);
+  PROBE_CALL(p, NNGetOpHandle, "elemwise_mul", &mul);
+  PROBE_CALL(p, MXSymbolCreateVariable, PERCENT_X, &x);
+  PROBE_CALL(p, MXSymbolCreateVariable, PERCENT_W, &w);
+  PROBE_CALL(p, MXSymbolCreateAtomicSymbol, block, 0, NULL, NULL, &args[0]);
+  PROBE_CALL(p, MXSymbolCompose, args[0], "stop%n%s", 1, NULL, &x);
+  args[1] = w;
+  PROBE_CALL(p, MXSymbolCreateAtomicSymbol, mul, 0, NULL, NULL, out);
+  PROBE_CALL(p, MXSymbolCompose, *out, "y%n%s", 2, NULL, args);
+  p->api.MXSymbolFree(args[0]);
+  p->api.MXSymbolFree(x);
+  p->api.MXSymbolFree(w);
+  return 0;
+}
+
+static void report_stopped_grad(struct probe *p, const float *gx, const float *gw) {
+  int wrong = 0;
+  for (int i = 0; i < LEN; i++) wrong += gx[i] != 0 || gw[i] != X0[i];
+  mxcts__probe_add_check(p, "executor_stopped_grad", wrong == 0,
+                         "gradients of BlockGrad(x) * w (variables named %s, %s; x's from %g): x [%g, %g, %g], "
+                         "w [%g, %g, %g] (expected 0s, and x = 1, 2, 3)",
+                         PERCENT_X, PERCENT_W, (double)START, (double)gx[0], (double)gx[1], (double)gx[2],
+                         (double)gw[0], (double)gw[1], (double)gw[2]);
+}
+
+/* A gradient that BlockGrad stops is written as zeros under grad_req write. */
+static int check_stopped_grad(struct probe *p) {
+  struct grad_arrays a;
+  SymbolHandle sym;
+  ExecutorHandle exe = NULL;
+  if (stopped_symbol(p, &sym)) return -1;
+  int rc = grad_arrays_new(p, &a);
+  NDArrayHandle in[2] = {a.x, a.w}, grads[2] = {a.gx, a.gw};
+  uint32_t reqs[2] = {REQ_WRITE, REQ_WRITE};
+  if (!rc && p->api.MXExecutorBindEX(sym, p->dev_type, 0, 0, NULL, NULL, NULL, 2, in, grads, reqs, 0, NULL, NULL, &exe))
+    rc = mxcts__probe_fail(p, "MXExecutorBindEX");
+  if (!rc && (p->api.MXExecutorForward(exe, 1) || p->api.MXExecutorBackwardEx(exe, 1, &a.ones, 1)))
+    rc = mxcts__probe_fail(p, "MXExecutorForward/MXExecutorBackwardEx");
+  float gx[LEN], gw[LEN];
+  if (!rc && (p->api.MXNDArraySyncCopyToCPU(a.gx, gx, LEN) || p->api.MXNDArraySyncCopyToCPU(a.gw, gw, LEN)))
+    rc = mxcts__probe_fail(p, "MXNDArraySyncCopyToCPU");
+  if (!rc) report_stopped_grad(p, gx, gw);
+  if (exe) p->api.MXExecutorFree(exe);
+  grad_arrays_free(p, &a);
+  p->api.MXSymbolFree(sym);
+  return rc;
 }
 
 /* ------------------------------------------------ cached-op outputs */
@@ -419,5 +482,5 @@ int mxcts__probe_knobs(struct probe *p) {
   const char *mode = mxcts__probe_param_str(p, "profile", "none");
   if (strcmp(mode, "none") != 0) return check_profiler_mode(p, mode);
   if (check_bulk_size_previous(p) || check_cachedop_kept_outputs(p) || check_cachedop_input_grads(p)) return -1;
-  return check_grad_reqs(p);
+  return check_grad_reqs(p) || check_stopped_grad(p) ? -1 : 0;
 }
