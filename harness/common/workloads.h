@@ -90,7 +90,7 @@
     "MXFreeCachedOp")                                                                                \
   X(rejections, mxcts__probe_rejections,                                                             \
     MXCTS_NEEDS_BASE, MXCTS_NEEDS_NDARRAY, MXCTS_NEEDS_SYMBOL, MXCTS_NEEDS_EXECUTOR,                 \
-    "MXImperativeInvokeEx", "MXAutogradSetIsTraining", "MXCreateCachedOpEx", "MXFreeCachedOp",       \
+    MXCTS_NEEDS_AUTOGRAD, "MXImperativeInvokeEx", "MXCreateCachedOpEx", "MXFreeCachedOp",            \
     "MXSymbolCreateFromJSON")                                                                        \
   /* MXNDArrayLoad is optional: without it the probe reads the .params file */                      \
   X(network_inference, mxcts__probe_network_inference,                                               \

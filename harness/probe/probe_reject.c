@@ -14,8 +14,8 @@
  *
  * Parameter `source` picks the calls:
  * - `table`: the hand table below, imperative calls grouped by family
- *   (check `<family>.<what>`), then cached-op flags, executor binds and
- *   symbol JSON;
+ *   (check `<family>.<what>`), then cached-op flags, executor binds, a
+ *   backward with a head gradient of another dtype and symbol JSON;
  * - `oracle`: every point of the float64 oracle's generated spaces that
  *   mxcts_oracle_prepare_case refuses with EINVAL (what MXNet rejects, not
  *   ENOTSUP: valid but not modelled), as MXImperativeInvokeEx with the
@@ -399,6 +399,49 @@ static int check_executor_binds(struct probe *p, const struct sane *s) {
   return 0;
 }
 
+/* ------------------------------------------------------------ autograd */
+
+/* LeakyReLU(x, gamma) with act_type prelu, recorded on a marked float32
+ * x, then MXAutogradBackwardEx with a float64 head gradient: the backward
+ * op's inputs differ in dtype.  MXNet 1.9.1 accepts the call and refuses
+ * the dtypes when _backward_LeakyReLU runs, so the refusal may come from
+ * the wait after it. */
+static int check_head_grad_dtype(struct probe *p, const struct sane *s) {
+  const struct mxcts_oracle_shape sq = {2, {2, 2}}, ch = {1, {2}};
+  const float xv[SANE] = {1, -2, 3, -4}, gv[2] = {0.25f, 0.5f};
+  const double hv[SANE] = {1, 1, 1, 1};
+  const char *keys[] = {"act_type"}, *vals[] = {"prelu"};
+  NDArrayHandle in[2] = {NULL, NULL}, gx = NULL, head = NULL, y = NULL, *outs = NULL;
+  OpHandle op;
+  uint32_t req = 1;
+  int nout = 0, prev;
+  int rc = new_array(p, &sq, 0, &in[0]) || new_array(p, &ch, 0, &in[1]) || new_array(p, &sq, 0, &gx) ||
+           new_array(p, &sq, 1, &head);
+  const int *stypes;
+  struct refusal r = {0};
+  if (!rc && (p->api.MXNDArraySyncCopyFromCPU(in[0], xv, SANE) || p->api.MXNDArraySyncCopyFromCPU(in[1], gv, 2) ||
+              p->api.MXNDArraySyncCopyFromCPU(head, hv, SANE)))
+    rc = mxcts__probe_fail(p, "MXNDArraySyncCopyFromCPU");
+  if (!rc && (p->api.NNGetOpHandle("LeakyReLU", &op) || p->api.MXAutogradMarkVariables(1, &in[0], &req, &gx) ||
+              p->api.MXAutogradSetIsRecording(1, &prev)))
+    rc = mxcts__probe_fail(p, "NNGetOpHandle/MXAutogradMarkVariables/MXAutogradSetIsRecording");
+  if (!rc) {
+    int st = p->api.MXImperativeInvokeEx(op, 2, in, &nout, &outs, 1, keys, vals, &stypes);
+    p->api.MXAutogradSetIsRecording(0, &prev);
+    if (st || nout != 1) rc = mxcts__probe_fail(p, "MXImperativeInvokeEx(LeakyReLU)");
+    else y = outs[0]; /* outs is the library's buffer, which the next call reuses */
+  }
+  if (!rc) {
+    record(p, p->api.MXAutogradBackwardEx(1, &y, &head, 0, NULL, 0, 0, 1, NULL, NULL), &r);
+    judge(p, s, "dtypes.head_gradient",
+          "MXAutogradBackwardEx(a float64 head gradient of LeakyReLU(prelu)'s float32 output)", &r, true);
+  }
+  NDArrayHandle all[] = {in[0], in[1], gx, head, y};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (all[i]) p->api.MXNDArrayFree(all[i]);
+  return rc;
+}
+
 static int check_symbol_json(struct probe *p, const struct sane *s) {
   static const char *const json[][2] = {
       {"json.malformed", "{\"nodes\": [{\"op\": \"null\", \"name\": \"x\", \"inputs\": []}"},
@@ -432,6 +475,7 @@ int mxcts__probe_rejections(struct probe *p) {
     for (int i = 0; i < NTABLE && !rc; i++) rc = run_table_call(p, &s, &table[i]);
     if (!rc) rc = check_cached_op_flags(p, &s);
     if (!rc) rc = check_executor_binds(p, &s);
+    if (!rc) rc = check_head_grad_dtype(p, &s);
     if (!rc) rc = check_symbol_json(p, &s);
   }
   p->api.MXNDArrayFree(s.a);
