@@ -35,6 +35,12 @@
  *   with asynchronous imperative ops just before MXExecutorBackwardEx and
  *   overwrites it right after; x's gradient must be that iteration's head
  *   gradient * w (check head_grad_copy_ordered).
+ * - cached-op inputs: a cached op of y = x * w (512x512), static_alloc and
+ *   static_shape off and on, called six times with x alternating between
+ *   two arrays (so the op rebinds its input on every call), each written
+ *   the same way just before the call and overwritten right after; every
+ *   output must be that call's x * w (cachedop_inputs_ordered_static_off,
+ *   _static_on).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -619,15 +625,16 @@ static int write_head_grad(struct probe *p, NDArrayHandle base, NDArrayHandle he
   return invoke_into(p, "_plus_scalar", base, (double)it, head);
 }
 
-/* The first element of x's gradient that is not head * w, as `why`;
- * true when there is none. */
-static bool grad_is_head_times_w(const float *grad, const float *base, const float *w, long it, char *why,
-                                 size_t len) {
+/* The first element of `got` (x's gradient, or an output: `what`) that
+ * is not (base + it) * w, the written array times w, as `why`; true when
+ * there is none. */
+static bool is_written_times_w(const float *got, const char *what, const float *base, const float *w, long it,
+                               char *why, size_t len) {
   for (int64_t i = 0; i < (int64_t)HG_ROWS * HG_COLS; i++) {
     float want = (base[i] + (float)it) * w[i];
-    if (grad[i] == want) continue;
-    snprintf(why, len, "iteration %ld: x's gradient[%lld] is %.9g, head gradient * w is %.9g", it, (long long)i,
-             (double)grad[i], (double)want);
+    if (got[i] == want) continue;
+    snprintf(why, len, "iteration %ld: %s[%lld] is %.9g, the written array * w is %.9g", it, what, (long long)i,
+             (double)got[i], (double)want);
     return false;
   }
   return true;
@@ -672,7 +679,8 @@ static int check_head_grad_copy(struct probe *p) {
     void *grad = NULL;
     int64_t n;
     if (!rc) rc = read_array(p, b.grads[ix], sizeof(float), &grad, &n);
-    if (!rc) ok = n == (int64_t)HG_ROWS * HG_COLS && grad_is_head_times_w(grad, hbase, hw, it, why, sizeof why);
+    if (!rc)
+      ok = n == (int64_t)HG_ROWS * HG_COLS && is_written_times_w(grad, "x's gradient", hbase, hw, it, why, sizeof why);
     free(grad);
   }
   if (!rc)
@@ -682,6 +690,92 @@ static int check_head_grad_copy(struct probe *p) {
   free(hw);
   if (base) p->api.MXNDArrayFree(base);
   unbind(p, &b);
+  return rc;
+}
+
+/* ------------------------------------------------ cached-op inputs */
+
+/* y = x * w as symbol JSON, x and w (HG_ROWS, HG_COLS). */
+static int mul_json_symbol(struct probe *p, SymbolHandle *out) {
+  struct graph g = {0};
+  const uint32_t shape[] = {HG_ROWS, HG_COLS};
+  int x = g_var(&g, "x", 2, shape), w = g_var(&g, "w", 2, shape);
+  g_head(&g, g_op(&g, "elemwise_mul", "", 2, x, w));
+  char *json = g_json(&g);
+  int rc = p->api.MXSymbolCreateFromJSON(json, out) ? mxcts__probe_fail(p, "MXSymbolCreateFromJSON") : 0;
+  free(json);
+  return rc;
+}
+
+/* One call of iteration `it`: x (the array of this iteration) written by
+ * asynchronous ops just before MXInvokeCachedOpEx and overwritten right
+ * after; *y gets the call's output. */
+static int ordered_call(struct probe *p, CachedOpHandle cop, NDArrayHandle base, NDArrayHandle x, NDArrayHandle w,
+                        bool x_first, long it, NDArrayHandle *y) {
+  NDArrayHandle in[2] = {x_first ? x : w, x_first ? w : x}, *outs = NULL;
+  int nout = 0;
+  const int *stypes;
+  if (write_head_grad(p, base, x, it)) return -1;
+  PROBE_CALL(p, MXInvokeCachedOpEx, cop, 2, in, &nout, &outs, &stypes);
+  *y = outs[0];
+  for (int k = 1; k < nout; k++) p->api.MXNDArrayFree(outs[k]);
+  return invoke_into(p, "_mul_scalar", base, -1000.0, x);
+}
+
+/* A cached op of y = x * w called `iterations` times, x alternating
+ * between two arrays (the op rebinds its input each call), each written by
+ * asynchronous ops just before the call and overwritten right after: every
+ * output must be (base + iteration) * w.  Check cachedop_inputs_ordered_SUFFIX. */
+static int check_cached_op_inputs(struct probe *p, SymbolHandle sym, bool x_first, bool statics) {
+  const char *keys[] = {"static_alloc", "static_shape"};
+  const char *const vals[2] = {statics ? "true" : "false", statics ? "true" : "false"};
+  const uint32_t shape[] = {HG_ROWS, HG_COLS};
+  NDArrayHandle base = NULL, w = NULL, x[2] = {NULL, NULL};
+  CachedOpHandle cop = NULL;
+  int rc = new_array(p, 2, shape, DTYPE_F32, 400, &base) || new_array(p, 2, shape, DTYPE_F32, 401, &w) ||
+           new_array(p, 2, shape, DTYPE_F32, 0, &x[0]) || new_array(p, 2, shape, DTYPE_F32, 0, &x[1]);
+  if (!rc && p->api.MXCreateCachedOpEx(sym, 2, keys, (const char **)vals, &cop))
+    rc = mxcts__probe_fail(p, "MXCreateCachedOpEx");
+  float *hbase = drawn_floats(p, 400), *hw = drawn_floats(p, 401);
+  bool ok = true;
+  char why[300] = "";
+  long iterations = mxcts__probe_param_long(p, "head_grad_iterations", 6);
+  for (long it = 0; it < iterations && !rc && ok; it++) {
+    NDArrayHandle y = NULL;
+    void *got = NULL;
+    int64_t n = 0;
+    rc = ordered_call(p, cop, base, x[it % 2], w, x_first, it, &y);
+    if (!rc) rc = read_array(p, y, sizeof(float), &got, &n);
+    if (!rc)
+      ok = n == (int64_t)HG_ROWS * HG_COLS && is_written_times_w(got, "the output", hbase, hw, it, why, sizeof why);
+    free(got);
+    if (y) p->api.MXNDArrayFree(y);
+  }
+  if (!rc) {
+    char name[64];
+    snprintf(name, sizeof name, "cachedop_inputs_ordered_%s", statics ? "static_on" : "static_off");
+    mxcts__probe_add_check(p, name, ok, "static_alloc and static_shape %s: %s", vals[0],
+                           ok ? "every call's output is that call's x * w" : why);
+  }
+  free(hbase);
+  free(hw);
+  if (cop) p->api.MXFreeCachedOp(cop);
+  NDArrayHandle mine[] = {base, w, x[0], x[1]};
+  for (size_t i = 0; i < sizeof mine / sizeof *mine; i++)
+    if (mine[i]) p->api.MXNDArrayFree(mine[i]);
+  return rc;
+}
+
+static int check_cached_ops_inputs(struct probe *p) {
+  SymbolHandle sym;
+  if (mul_json_symbol(p, &sym)) return -1;
+  uint32_t n;
+  const char **names;
+  int rc = p->api.MXSymbolListArguments(sym, &n, &names) ? mxcts__probe_fail(p, "MXSymbolListArguments") : 0;
+  if (!rc && n != 2) rc = mxcts__probe_fail(p, "MXSymbolListArguments (not x and w)");
+  bool x_first = !rc && strcmp(names[0], "x") == 0;
+  for (int s = 0; s < 2 && !rc; s++) rc = check_cached_op_inputs(p, sym, x_first, s == 1);
+  p->api.MXSymbolFree(sym);
   return rc;
 }
 
@@ -705,5 +799,6 @@ int mxcts__probe_memory_plan(struct probe *p) {
   if (!rc) rc = report_memory(p);
   if (!rc) rc = check_cached_ops(p);
   if (!rc) rc = check_head_grad_copy(p);
+  if (!rc) rc = check_cached_ops_inputs(p);
   return rc;
 }
