@@ -419,6 +419,11 @@ static int check_head_grad_dtype(struct probe *p, const struct sane *s) {
            new_array(p, &sq, 1, &head);
   const int *stypes;
   struct refusal r = {0};
+  uint32_t nops;
+  const char **ops;
+  /* as a frontend does first: releases up to 1.5 hook up their legacy
+   * operators' (LeakyReLU's) parameters while listing them */
+  if (p->api.MXListAllOpNames) (void)p->api.MXListAllOpNames(&nops, &ops);
   if (!rc && (p->api.MXNDArraySyncCopyFromCPU(in[0], xv, SANE) || p->api.MXNDArraySyncCopyFromCPU(in[1], gv, 2) ||
               p->api.MXNDArraySyncCopyFromCPU(head, hv, SANE)))
     rc = mxcts__probe_fail(p, "MXNDArraySyncCopyFromCPU");
