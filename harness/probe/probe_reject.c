@@ -401,11 +401,42 @@ static int check_executor_binds(struct probe *p, const struct sane *s) {
 
 /* ------------------------------------------------------------ autograd */
 
+/* A second backward of y with a float32 head gradient of 2s: after a
+ * backward refused at the call the recorded graph is still there (MXNet
+ * throws before it clears the history), so x's gradient becomes
+ * 2, 1, 2, 1 (gamma 0.5 on x's second column); after one the call
+ * accepted the graph is gone, as after any backward without retain_graph,
+ * and the second is refused. */
+static int check_graph_after_refusal(struct probe *p, NDArrayHandle y, NDArrayHandle gx, bool refused_at_call) {
+  const struct mxcts_oracle_shape sq = {2, {2, 2}};
+  const float twos[SANE] = {2, 2, 2, 2}, want[SANE] = {2, 1, 2, 1};
+  float got[SANE] = {0};
+  NDArrayHandle head;
+  if (new_array(p, &sq, 0, &head)) return -1;
+  int rc = p->api.MXNDArraySyncCopyFromCPU(head, twos, SANE) ? mxcts__probe_fail(p, "MXNDArraySyncCopyFromCPU") : 0;
+  struct refusal r = {0};
+  if (!rc) record(p, p->api.MXAutogradBackwardEx(1, &y, &head, 0, NULL, 0, 0, 1, NULL, NULL), &r);
+  if (!rc && r.rc == 0) record(p, p->api.MXNDArraySyncCopyToCPU(gx, got, SANE), &r);
+  bool same = memcmp(got, want, sizeof got) == 0;
+  if (!rc)
+    mxcts__probe_add_check(p, "dtypes.head_gradient_graph", refused_at_call ? r.rc == 0 && same : r.rc != 0,
+                           "after the backward was refused %s, a second one with a float32 head gradient of 2s %s "
+                           "(expected %s): %s; x's gradient %g %g %g %g",
+                           refused_at_call ? "at the call" : "by the wait after it",
+                           r.rc ? "was refused" : "ran", refused_at_call ? "it runs: x's gradient 2 1 2 1" :
+                           "it is refused: the graph went with the first backward",
+                           r.msg[0] ? r.msg : "(no message)", (double)got[0], (double)got[1], (double)got[2],
+                           (double)got[3]);
+  p->api.MXNDArrayWaitAll();
+  p->api.MXNDArrayFree(head);
+  return rc;
+}
+
 /* LeakyReLU(x, gamma) with act_type prelu, recorded on a marked float32
  * x, then MXAutogradBackwardEx with a float64 head gradient: the backward
  * op's inputs differ in dtype.  MXNet 1.9.1 accepts the call and refuses
  * the dtypes when _backward_LeakyReLU runs, so the refusal may come from
- * the wait after it. */
+ * the wait after it.  Then check_graph_after_refusal. */
 static int check_head_grad_dtype(struct probe *p, const struct sane *s) {
   const struct mxcts_oracle_shape sq = {2, {2, 2}}, ch = {1, {2}};
   const float xv[SANE] = {1, -2, 3, -4}, gv[2] = {0.25f, 0.5f};
@@ -440,6 +471,7 @@ static int check_head_grad_dtype(struct probe *p, const struct sane *s) {
     record(p, p->api.MXAutogradBackwardEx(1, &y, &head, 0, NULL, 0, 0, 1, NULL, NULL), &r);
     judge(p, s, "dtypes.head_gradient",
           "MXAutogradBackwardEx(a float64 head gradient of LeakyReLU(prelu)'s float32 output)", &r, true);
+    rc = check_graph_after_refusal(p, y, gx, r.rc != 0);
   }
   NDArrayHandle all[] = {in[0], in[1], gx, head, y};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
