@@ -35,11 +35,11 @@
  *   with asynchronous imperative ops just before MXExecutorBackwardEx and
  *   overwrites it right after; x's gradient must be that iteration's head
  *   gradient * w (check head_grad_copy_ordered).
- * - cached-op inputs: a cached op of y = x * w (512x512), static_alloc and
+ * - cached-op inputs: a cached op of y = w * x (512x512), static_alloc and
  *   static_shape off and on, called six times with x alternating between
  *   two arrays (so the op rebinds its input on every call), each written
  *   the same way just before the call and overwritten right after; every
- *   output must be that call's x * w (cachedop_inputs_ordered_static_off,
+ *   output must be w * that call's x (cachedop_inputs_ordered_static_off,
  *   _static_on).
  */
 #include <stdarg.h>
@@ -695,12 +695,14 @@ static int check_head_grad_copy(struct probe *p) {
 
 /* ------------------------------------------------ cached-op inputs */
 
-/* y = x * w as symbol JSON, x and w (HG_ROWS, HG_COLS). */
+/* y = w * x as symbol JSON, x and w (HG_ROWS, HG_COLS): x, the array
+ * written before each call, is the node's second operand, so that a
+ * dependency taken from its first operand alone does not order it. */
 static int mul_json_symbol(struct probe *p, SymbolHandle *out) {
   struct graph g = {0};
   const uint32_t shape[] = {HG_ROWS, HG_COLS};
   int x = g_var(&g, "x", 2, shape), w = g_var(&g, "w", 2, shape);
-  g_head(&g, g_op(&g, "elemwise_mul", "", 2, x, w));
+  g_head(&g, g_op(&g, "elemwise_mul", "", 2, w, x));
   char *json = g_json(&g);
   int rc = p->api.MXSymbolCreateFromJSON(json, out) ? mxcts__probe_fail(p, "MXSymbolCreateFromJSON") : 0;
   free(json);
@@ -722,7 +724,7 @@ static int ordered_call(struct probe *p, CachedOpHandle cop, NDArrayHandle base,
   return invoke_into(p, "_mul_scalar", base, -1000.0, x);
 }
 
-/* A cached op of y = x * w called `iterations` times, x alternating
+/* A cached op of y = w * x called `iterations` times, x alternating
  * between two arrays (the op rebinds its input each call), each written by
  * asynchronous ops just before the call and overwritten right after: every
  * output must be (base + iteration) * w.  Check cachedop_inputs_ordered_SUFFIX. */
@@ -740,26 +742,30 @@ static int check_cached_op_inputs(struct probe *p, SymbolHandle sym, bool x_firs
   bool ok = true;
   char why[300] = "";
   long iterations = mxcts__probe_param_long(p, "head_grad_iterations", 6);
+  /* the caller keeps every output until the end, as a training loop keeps
+   * its losses: each call renews the op's held outputs */
+  NDArrayHandle *ys = mxcts_xcalloc((size_t)(iterations > 0 ? iterations : 1), sizeof *ys);
   for (long it = 0; it < iterations && !rc && ok; it++) {
-    NDArrayHandle y = NULL;
     void *got = NULL;
     int64_t n = 0;
-    rc = ordered_call(p, cop, base, x[it % 2], w, x_first, it, &y);
-    if (!rc) rc = read_array(p, y, sizeof(float), &got, &n);
+    rc = ordered_call(p, cop, base, x[it % 2], w, x_first, it, &ys[it]);
+    if (!rc) rc = read_array(p, ys[it], sizeof(float), &got, &n);
     if (!rc)
       ok = n == (int64_t)HG_ROWS * HG_COLS && is_written_times_w(got, "the output", hbase, hw, it, why, sizeof why);
     free(got);
-    if (y) p->api.MXNDArrayFree(y);
   }
   if (!rc) {
     char name[64];
     snprintf(name, sizeof name, "cachedop_inputs_ordered_%s", statics ? "static_on" : "static_off");
     mxcts__probe_add_check(p, name, ok, "static_alloc and static_shape %s: %s", vals[0],
-                           ok ? "every call's output is that call's x * w" : why);
+                           ok ? "every call's output is w * that call's x" : why);
   }
   free(hbase);
   free(hw);
   if (cop) p->api.MXFreeCachedOp(cop);
+  for (long it = 0; it < iterations; it++)
+    if (ys[it]) p->api.MXNDArrayFree(ys[it]);
+  free(ys);
   NDArrayHandle mine[] = {base, w, x[0], x[1]};
   for (size_t i = 0; i < sizeof mine / sizeof *mine; i++)
     if (mine[i]) p->api.MXNDArrayFree(mine[i]);
