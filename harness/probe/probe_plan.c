@@ -35,12 +35,14 @@
  *   with asynchronous imperative ops just before MXExecutorBackwardEx and
  *   overwrites it right after; x's gradient must be that iteration's head
  *   gradient * w (check head_grad_copy_ordered).
- * - cached-op inputs: a cached op of y = w * x (512x512), static_alloc and
- *   static_shape off and on, called six times with x alternating between
- *   two arrays (so the op rebinds its input on every call), each written
- *   the same way just before the call and overwritten right after; every
- *   output must be w * that call's x (cachedop_inputs_ordered_static_off,
- *   _static_on).
+ * - cached-op inputs: a cached op of y0 = w * x, y1 = w + x (512x512),
+ *   static_alloc and static_shape off and on, called six times with x
+ *   alternating between two arrays (so the op rebinds its input on every
+ *   call), each written the same way just before the call and overwritten
+ *   right after; every call's outputs must be w * x and w + x of that
+ *   call's x (cachedop_inputs_ordered_static_off, _static_on), and, read
+ *   again after the last call, every output the caller kept must still
+ *   hold them (cachedop_outputs_kept_static_off, _static_on).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -626,15 +628,15 @@ static int write_head_grad(struct probe *p, NDArrayHandle base, NDArrayHandle he
 }
 
 /* The first element of `got` (x's gradient, or an output: `what`) that
- * is not (base + it) * w, the written array times w, as `why`; true when
- * there is none. */
-static bool is_written_times_w(const float *got, const char *what, const float *base, const float *w, long it,
-                               char *why, size_t len) {
+ * is not (base + it) * w, the written array times w (plus w with `add`),
+ * as `why`; true when there is none. */
+static bool is_written_op_w(const float *got, const char *what, const float *base, const float *w, long it, bool add,
+                            char *why, size_t len) {
   for (int64_t i = 0; i < (int64_t)HG_ROWS * HG_COLS; i++) {
-    float want = (base[i] + (float)it) * w[i];
+    float x = base[i] + (float)it, want = add ? w[i] + x : w[i] * x;
     if (got[i] == want) continue;
-    snprintf(why, len, "iteration %ld: %s[%lld] is %.9g, the written array * w is %.9g", it, what, (long long)i,
-             (double)got[i], (double)want);
+    snprintf(why, len, "iteration %ld: %s[%lld] is %.9g, w %s the written array is %.9g", it, what, (long long)i,
+             (double)got[i], add ? "+" : "*", (double)want);
     return false;
   }
   return true;
@@ -680,7 +682,7 @@ static int check_head_grad_copy(struct probe *p) {
     int64_t n;
     if (!rc) rc = read_array(p, b.grads[ix], sizeof(float), &grad, &n);
     if (!rc)
-      ok = n == (int64_t)HG_ROWS * HG_COLS && is_written_times_w(grad, "x's gradient", hbase, hw, it, why, sizeof why);
+      ok = n == (int64_t)HG_ROWS * HG_COLS && is_written_op_w(grad, "x's gradient", hbase, hw, it, false, why, sizeof why);
     free(grad);
   }
   if (!rc)
@@ -695,14 +697,16 @@ static int check_head_grad_copy(struct probe *p) {
 
 /* ------------------------------------------------ cached-op inputs */
 
-/* y = w * x as symbol JSON, x and w (HG_ROWS, HG_COLS): x, the array
- * written before each call, is the node's second operand, so that a
- * dependency taken from its first operand alone does not order it. */
-static int mul_json_symbol(struct probe *p, SymbolHandle *out) {
+/* y0 = w * x and y1 = w + x as symbol JSON, x and w (HG_ROWS, HG_COLS):
+ * x, the array written before each call, is both nodes' second operand,
+ * so that a dependency taken from a node's first operand alone does not
+ * order it. */
+static int two_heads_symbol(struct probe *p, SymbolHandle *out) {
   struct graph g = {0};
   const uint32_t shape[] = {HG_ROWS, HG_COLS};
   int x = g_var(&g, "x", 2, shape), w = g_var(&g, "w", 2, shape);
   g_head(&g, g_op(&g, "elemwise_mul", "", 2, w, x));
+  g_head(&g, g_op(&g, "elemwise_add", "", 2, w, x));
   char *json = g_json(&g);
   int rc = p->api.MXSymbolCreateFromJSON(json, out) ? mxcts__probe_fail(p, "MXSymbolCreateFromJSON") : 0;
   free(json);
@@ -711,7 +715,7 @@ static int mul_json_symbol(struct probe *p, SymbolHandle *out) {
 
 /* One call of iteration `it`: x (the array of this iteration) written by
  * asynchronous ops just before MXInvokeCachedOpEx and overwritten right
- * after; *y gets the call's output. */
+ * after; y[0], y[1] get the call's outputs. */
 static int ordered_call(struct probe *p, CachedOpHandle cop, NDArrayHandle base, NDArrayHandle x, NDArrayHandle w,
                         bool x_first, long it, NDArrayHandle *y) {
   NDArrayHandle in[2] = {x_first ? x : w, x_first ? w : x}, *outs = NULL;
@@ -719,18 +723,41 @@ static int ordered_call(struct probe *p, CachedOpHandle cop, NDArrayHandle base,
   const int *stypes;
   if (write_head_grad(p, base, x, it)) return -1;
   PROBE_CALL(p, MXInvokeCachedOpEx, cop, 2, in, &nout, &outs, &stypes);
-  *y = outs[0];
-  for (int k = 1; k < nout; k++) p->api.MXNDArrayFree(outs[k]);
+  for (int k = 0; k < nout; k++) {
+    if (k < 2) y[k] = outs[k];
+    else p->api.MXNDArrayFree(outs[k]);
+  }
+  if (nout != 2) return mxcts__probe_fail(p, "MXInvokeCachedOpEx (not two outputs)");
   return invoke_into(p, "_mul_scalar", base, -1000.0, x);
 }
 
-/* A cached op of y = w * x called `iterations` times, x alternating
- * between two arrays (the op rebinds its input each call), each written by
- * asynchronous ops just before the call and overwritten right after: every
- * output must be (base + iteration) * w.  Check cachedop_inputs_ordered_SUFFIX. */
+/* Whether call `it`'s outputs y[0], y[1] hold w * x and w + x of that
+ * call's x; the first difference in `why` otherwise.  -1: a read failed. */
+static int outputs_right(struct probe *p, NDArrayHandle *y, const float *hbase, const float *hw, long it,
+                         bool *ok, char *why, size_t len) {
+  for (int k = 0; k < 2 && *ok; k++) {
+    void *got = NULL;
+    int64_t n = 0;
+    if (read_array(p, y[k], sizeof(float), &got, &n)) return -1;
+    *ok = n == (int64_t)HG_ROWS * HG_COLS &&
+          is_written_op_w(got, k ? "output 1" : "output 0", hbase, hw, it, k == 1, why, len);
+    free(got);
+  }
+  return 0;
+}
+
+/* A cached op of y0 = w * x, y1 = w + x called `iterations` times, x
+ * alternating between two arrays (the op rebinds its input each call),
+ * each written by asynchronous ops just before the call and overwritten
+ * right after: every call's outputs must be w * x and w + x of that call's
+ * x (check cachedop_inputs_ordered_SUFFIX).  The caller keeps every output
+ * to the end, as a training loop keeps its losses, and reads them all
+ * again then: each must still hold its call's values
+ * (cachedop_outputs_kept_SUFFIX). */
 static int check_cached_op_inputs(struct probe *p, SymbolHandle sym, bool x_first, bool statics) {
   const char *keys[] = {"static_alloc", "static_shape"};
   const char *const vals[2] = {statics ? "true" : "false", statics ? "true" : "false"};
+  const char *suffix = statics ? "static_on" : "static_off";
   const uint32_t shape[] = {HG_ROWS, HG_COLS};
   NDArrayHandle base = NULL, w = NULL, x[2] = {NULL, NULL};
   CachedOpHandle cop = NULL;
@@ -739,32 +766,32 @@ static int check_cached_op_inputs(struct probe *p, SymbolHandle sym, bool x_firs
   if (!rc && p->api.MXCreateCachedOpEx(sym, 2, keys, (const char **)vals, &cop))
     rc = mxcts__probe_fail(p, "MXCreateCachedOpEx");
   float *hbase = drawn_floats(p, 400), *hw = drawn_floats(p, 401);
-  bool ok = true;
-  char why[300] = "";
-  long iterations = mxcts__probe_param_long(p, "head_grad_iterations", 6);
-  /* the caller keeps every output until the end, as a training loop keeps
-   * its losses: each call renews the op's held outputs */
-  NDArrayHandle *ys = mxcts_xcalloc((size_t)(iterations > 0 ? iterations : 1), sizeof *ys);
-  for (long it = 0; it < iterations && !rc && ok; it++) {
-    void *got = NULL;
-    int64_t n = 0;
-    rc = ordered_call(p, cop, base, x[it % 2], w, x_first, it, &ys[it]);
-    if (!rc) rc = read_array(p, ys[it], sizeof(float), &got, &n);
-    if (!rc)
-      ok = n == (int64_t)HG_ROWS * HG_COLS && is_written_times_w(got, "the output", hbase, hw, it, why, sizeof why);
-    free(got);
+  bool ordered = true, kept = true;
+  char why[300] = "", kept_why[300] = "";
+  long iterations = mxcts__probe_param_long(p, "head_grad_iterations", 6), done = 0;
+  NDArrayHandle *ys = mxcts_xcalloc((size_t)(iterations > 0 ? 2 * iterations : 1), sizeof *ys);
+  for (; done < iterations && !rc && ordered; done++) {
+    rc = ordered_call(p, cop, base, x[done % 2], w, x_first, done, &ys[2 * done]);
+    if (!rc) rc = outputs_right(p, &ys[2 * done], hbase, hw, done, &ordered, why, sizeof why);
   }
+  for (long it = 0; it < done && !rc && ordered && kept; it++)
+    rc = outputs_right(p, &ys[2 * it], hbase, hw, it, &kept, kept_why, sizeof kept_why);
+  char name[64];
   if (!rc) {
-    char name[64];
-    snprintf(name, sizeof name, "cachedop_inputs_ordered_%s", statics ? "static_on" : "static_off");
-    mxcts__probe_add_check(p, name, ok, "static_alloc and static_shape %s: %s", vals[0],
-                           ok ? "every call's output is w * that call's x" : why);
+    snprintf(name, sizeof name, "cachedop_inputs_ordered_%s", suffix);
+    mxcts__probe_add_check(p, name, ordered, "static_alloc and static_shape %s: %s", vals[0],
+                           ordered ? "every call's outputs are w * x and w + x of that call's x" : why);
+    snprintf(name, sizeof name, "cachedop_outputs_kept_%s", suffix);
+    mxcts__probe_add_check(p, name, ordered && kept, "static_alloc and static_shape %s: %s", vals[0],
+                           !ordered ? "not judged: a call's outputs were wrong already"
+                           : kept   ? "after the last call every kept output still holds its call's values"
+                                    : kept_why);
   }
   free(hbase);
   free(hw);
   if (cop) p->api.MXFreeCachedOp(cop);
-  for (long it = 0; it < iterations; it++)
-    if (ys[it]) p->api.MXNDArrayFree(ys[it]);
+  for (long i = 0; i < 2 * iterations; i++)
+    if (ys[i]) p->api.MXNDArrayFree(ys[i]);
   free(ys);
   NDArrayHandle mine[] = {base, w, x[0], x[1]};
   for (size_t i = 0; i < sizeof mine / sizeof *mine; i++)
@@ -774,7 +801,7 @@ static int check_cached_op_inputs(struct probe *p, SymbolHandle sym, bool x_firs
 
 static int check_cached_ops_inputs(struct probe *p) {
   SymbolHandle sym;
-  if (mul_json_symbol(p, &sym)) return -1;
+  if (two_heads_symbol(p, &sym)) return -1;
   uint32_t n;
   const char **names;
   int rc = p->api.MXSymbolListArguments(sym, &n, &names) ? mxcts__probe_fail(p, "MXSymbolListArguments") : 0;
