@@ -86,19 +86,45 @@ mutate=$venv/bin/mutate
 # Under AddressSanitizer and UBSan (MUTANT_SANITIZE=1) a mutant that reads
 # or writes out of bounds, or overflows, stops the probe (a crash verdict)
 # instead of passing by luck; the suites then run several times slower.
+# Their objects also record the source line of every check, so a mutant
+# that only moves lines (a statement inserted where it changes nothing)
+# would never compare equal: equivalence is then decided on a plain build
+# of the same copy ($pbuild), the judging done on the sanitized one.
+pbuild=
 if [ "${MUTANT_SANITIZE:-0}" = 1 ]; then
   mutants_prepare --enable-sanitizers=address,undefined
+  pbuild=$work/build-plain
+  rm -rf "$pbuild"
+  mkdir -p "$pbuild" || die "cannot create $pbuild"
+  echo "mutants: configuring and building a plain libmxref in $pbuild (the equivalence check)"
+  (cd "$pbuild" && "$msrc/configure" --without-cuda >configure.log 2>&1) || die "configure failed: $pbuild/configure.log"
+  plain_build() { (cd "$pbuild" && ${MAKE:-make} -j"${MUTANT_JOBS:-2}" ref/libmxref.la >build.log 2>&1); }
+  plain_build || die "the plain build failed: $pbuild/build.log"
 else
   mutants_prepare
 fi
 
 # stripped OBJECT COPY: the object without debug sections, for comparison.
 stripped() { objcopy --strip-debug "$1" "$2"; }
-# object_of FILE: the PIC object the build made of ref/src/FOLDER/FILE.c.
+# object_of FILE [TREE]: the PIC object TREE (default the judged build) made
+# of ref/src/FOLDER/FILE.c.
 object_of() {
   d=$(dirname "$1")
   b=$(basename "$1" .c)
-  ls "$mbuild/$d/.libs/"*"-$b.o" 2>/dev/null | head -n 1
+  ls "${2:-$mbuild}/$d/.libs/"*"-$b.o" 2>/dev/null | head -n 1
+}
+# compared_object FILE: the object the equivalence check compares, built
+# from the source as it is now: the plain tree's, or the judged build's
+# (which must then be built first).  Fails when FILE does not compile.
+compared_object() {
+  if [ -z "$pbuild" ]; then
+    mutants_build && object_of "$1"
+    return
+  fi
+  o=$(object_of "$1" "$pbuild")
+  [ -n "$o" ] || return 1
+  lo=$(dirname "$(dirname "$o")")/$(basename "$o" .o).lo
+  (cd "$pbuild" && ${MAKE:-make} "${lo#"$pbuild"/}" >>build.log 2>&1) && echo "$o"
 }
 
 # The mutants of one folder, "FILE MUTANT" a line in a seeded random order.
@@ -144,22 +170,21 @@ judge() {
   cp "$msrc/$file" "$work/original.c"
   cp "$m" "$msrc/$file"
   verdict=
-  if ! mutants_build; then
+  if ! o=$(compared_object "$file"); then
+    verdict=build-error
+  elif stripped "$o" "$work/mutant.o" && cmp -s "$work/mutant.o" "$work/base/$(basename "$file" .c).o"; then
+    verdict=equivalent
+  elif [ -n "$pbuild" ] && ! mutants_build; then
     verdict=build-error
   else
-    stripped "$(object_of "$file")" "$work/mutant.o"
-    if cmp -s "$work/mutant.o" "$work/base/$(basename "$file" .c).o"; then
-      verdict=equivalent
-    else
-      verdict=survived
-      for s in "$@"; do
-        mutants_run "$run_dir/$s" --suite "$s" --jobs 2 --timeout-scale 0.25
-        case $? in
-          0 | 3) ;;
-          *) verdict="killed $s"; break ;;
-        esac
-      done
-    fi
+    verdict=survived
+    for s in "$@"; do
+      mutants_run "$run_dir/$s" --suite "$s" --jobs 2 --timeout-scale 0.25
+      case $? in
+        0 | 3) ;;
+        *) verdict="killed $s"; break ;;
+      esac
+    done
   fi
   cp "$work/original.c" "$msrc/$file"
   touch "$msrc/$file"
@@ -172,10 +197,11 @@ baseline() {
   folder=$1
   shift
   mutants_build || die "the unmutated build failed: $mbuild/build.log"
+  [ -z "$pbuild" ] || plain_build || die "the unmutated plain build failed: $pbuild/build.log"
   mkdir -p "$work/base"
   for f in "$msrc"/ref/src/"$folder"/*.c; do
-    o=$(object_of "${f#"$msrc"/}")
-    [ -n "$o" ] || die "no object for $f in $mbuild"
+    o=$(object_of "${f#"$msrc"/}" "${pbuild:-$mbuild}")
+    [ -n "$o" ] || die "no object for $f in ${pbuild:-$mbuild}"
     stripped "$o" "$work/base/$(basename "$f" .c).o"
   done
   sel=
