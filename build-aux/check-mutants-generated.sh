@@ -114,17 +114,18 @@ object_of() {
   ls "${2:-$mbuild}/$d/.libs/"*"-$b.o" 2>/dev/null | head -n 1
 }
 # compared_object FILE: the object the equivalence check compares, built
-# from the source as it is now: the plain tree's, or the judged build's
-# (which must then be built first).  Fails when FILE does not compile.
+# from the source as it is now: the plain tree's (the path the baseline
+# found: libtool removes an object whose source fails to compile), or the
+# judged build's (which must then be built first).  Fails when FILE does
+# not compile.
 compared_object() {
   if [ -z "$pbuild" ]; then
     mutants_build && object_of "$1"
     return
   fi
-  o=$(object_of "$1" "$pbuild")
-  [ -n "$o" ] || return 1
+  o=$(cat "$work/base/$(basename "$1" .c).path")
   lo=$(dirname "$(dirname "$o")")/$(basename "$o" .o).lo
-  (cd "$pbuild" && ${MAKE:-make} "${lo#"$pbuild"/}" >>build.log 2>&1) && echo "$o"
+  (cd "$pbuild" && ${MAKE:-make} "${lo#"$pbuild"/}" >>build.log 2>&1) && [ -f "$o" ] && echo "$o"
 }
 
 # The mutants of one folder, "FILE MUTANT" a line in a seeded random order.
@@ -203,6 +204,7 @@ baseline() {
     o=$(object_of "${f#"$msrc"/}" "${pbuild:-$mbuild}")
     [ -n "$o" ] || die "no object for $f in ${pbuild:-$mbuild}"
     stripped "$o" "$work/base/$(basename "$f" .c).o"
+    echo "$o" >"$work/base/$(basename "$f" .c).path"
   done
   sel=
   for s in "$@"; do sel="$sel --suite $s"; done
