@@ -23,7 +23,9 @@
  *   zeros and w's holds x.  The variables and nodes are named with printf
  *   conversions ("x%n%s"), which must be plain names.
  * - profiler modes (--param profile=symbolic|imperative|autostart): which of
- *   an executor's op and an imperative op the trace records.
+ *   an executor's ops (a training step of x * w) and an imperative op the
+ *   trace records; with profile=symbolic also that the backward pass is the
+ *   one engine op [_identity_with_attr_like_rhs,_backward_mul], as MXNet's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -406,17 +408,20 @@ static int check_cachedop_input_grads(struct probe *p) {
 /* --------------------------------------------------------- profiler */
 
 /* An executor forward of x*w (a symbolic op) and an imperative x + 1. */
+/* The executor's training step of x * w (both gradients written), then
+ * the imperative _plus_scalar. */
 static int run_both_kinds(struct probe *p, SymbolHandle sym) {
   struct grad_arrays a;
   ExecutorHandle exe = NULL;
   NDArrayHandle y = NULL;
   const char *k[] = {"scalar"}, *v[] = {"1"};
   int rc = grad_arrays_new(p, &a);
-  NDArrayHandle in[2] = {a.x, a.w}, no_grads[2] = {NULL, NULL};
-  uint32_t reqs[2] = {REQ_NULL, REQ_NULL};
-  if (!rc && p->api.MXExecutorBindEX(sym, p->dev_type, 0, 0, NULL, NULL, NULL, 2, in, no_grads, reqs, 0, NULL, NULL, &exe))
+  NDArrayHandle in[2] = {a.x, a.w}, grads[2] = {a.gx, a.gw};
+  uint32_t reqs[2] = {REQ_WRITE, REQ_WRITE};
+  if (!rc && p->api.MXExecutorBindEX(sym, p->dev_type, 0, 0, NULL, NULL, NULL, 2, in, grads, reqs, 0, NULL, NULL, &exe))
     rc = mxcts__probe_fail(p, "MXExecutorBindEX");
-  if (!rc && p->api.MXExecutorForward(exe, 0)) rc = mxcts__probe_fail(p, "MXExecutorForward");
+  if (!rc && (p->api.MXExecutorForward(exe, 1) || p->api.MXExecutorBackwardEx(exe, 1, &a.ones, 1)))
+    rc = mxcts__probe_fail(p, "MXExecutorForward/MXExecutorBackwardEx");
   if (!rc) rc = mxcts__probe_invoke1(p, "_plus_scalar", 1, &a.x, 1, k, v, &y);
   if (!rc && p->api.MXNDArrayWaitAll()) rc = mxcts__probe_fail(p, "MXNDArrayWaitAll");
   if (y) p->api.MXNDArrayFree(y);
@@ -441,6 +446,24 @@ static bool trace_has(const struct mxcts_pass_structure *s, const char *op) {
   return false;
 }
 
+/* The backward pass of x * w, at the default bulking, is one engine op
+ * as MXNet's: the head gradient's identity and _backward_mul, and nothing
+ * more (a copy of a gradient the graph does not need, say). */
+static void report_backward_segment(struct probe *p, const struct mxcts_pass_structure *s) {
+  static const char want[] = "[_identity_with_attr_like_rhs,_backward_mul]";
+  char seen[400] = "";
+  int others = 0;
+  for (int i = 0; i < s->num_names; i++) {
+    if (!s->names[i] || strcmp(s->names[i], "[elemwise_mul]") == 0) continue; /* the forward */
+    others++;
+    size_t at = strlen(seen);
+    snprintf(seen + at, sizeof seen - at, "%s%s", at ? " " : "", s->names[i]);
+  }
+  mxcts__probe_add_check(p, "profiler_symbolic_backward", others == 1 && strcmp(seen, want) == 0,
+                         "the engine ops of the trace but the forward's [elemwise_mul]: %s (expected %s)",
+                         seen[0] ? seen : "none", want);
+}
+
 /* Report whether the trace recorded each kind, against expect_symbolic and
  * expect_imperative. */
 static int report_trace(struct probe *p, const char *file, const char *mode) {
@@ -456,6 +479,7 @@ static int report_trace(struct probe *p, const char *file, const char *mode) {
                          mode, sym ? "in" : "not in");
   mxcts__probe_add_check(p, "profiler_mode_imperative", imp == want_imp, "profile=%s: the imperative _plus_scalar is %s the trace",
                          mode, imp ? "in" : "not in");
+  if (strcmp(mode, "symbolic") == 0) report_backward_segment(p, &s);
   mxcts_trace_free(&s);
   return 0;
 }
